@@ -1,0 +1,40 @@
+// Counters a device keeps: traffic per I/O class, zone resets, NAND erases
+// and programs per cell mode, and busy time per timing resource.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "device/zone.h"
+
+namespace zonestack::device {
+
+struct IoCounters {
+  uint64_t read_ops = 0;
+  uint64_t read_bytes = 0;
+  uint64_t write_ops = 0;
+  uint64_t write_bytes = 0;
+};
+
+struct DeviceStats {
+  std::array<IoCounters, kNumIoClasses> by_class{};
+  uint64_t zone_resets = 0;
+  uint64_t zone_finishes = 0;
+  uint64_t flushes = 0;
+  uint64_t copy_bytes = 0;  // moved inside the device by Simple Copy
+  uint64_t erases = 0;      // erase operations (multi-plane erase = one)
+  // Bytes programmed into NAND, indexed by CellMode's value (0..4).
+  std::array<uint64_t, 5> programmed_bytes{};
+  // Busy time of each modeled resource ("die3", "channel1", "head", ...).
+  std::map<std::string, uint64_t> busy_ns;
+  uint64_t elapsed_ns = 0;  // model time since the device was opened
+
+  IoCounters Total() const;
+  // Mean busy time of the resources whose names start with `prefix`,
+  // as a fraction of the elapsed time (0 when nothing has elapsed).
+  double BusyFraction(const std::string& prefix) const;
+};
+
+}  // namespace zonestack::device

@@ -1,0 +1,144 @@
+// Device URIs:
+//   emu:PRESET[?param=value&...]   an emulated device (presets.cc)
+//   zbd:/dev/NAME                  a real zoned block device (not yet built)
+#include <cmath>
+#include <map>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "device/emulated_device.h"
+#include "device/presets.h"
+
+namespace zonestack::device {
+namespace {
+
+constexpr const char* kParams =
+    "zones=N, scale=1/K or a fraction, conv=N (conventional zones), "
+    "max_open=N, max_active=N, file=PATH (persistent backing), "
+    "timing=real|sim|none";
+
+absl::Status BadUri(const std::string& uri, const std::string& why) {
+  return absl::InvalidArgumentError(absl::StrCat("device URI '", uri, "': ", why));
+}
+
+absl::StatusOr<uint64_t> ParseCount(const std::string& uri, const std::string& key,
+                                    const std::string& value) {
+  uint64_t v;
+  if (!absl::SimpleAtoi(value, &v)) {
+    return BadUri(uri, absl::StrCat(key, "='", value, "' is not a whole number"));
+  }
+  return v;
+}
+
+absl::StatusOr<double> ParseScale(const std::string& uri, const std::string& value) {
+  double v = 0;
+  std::vector<std::string> parts = absl::StrSplit(value, '/');
+  if (parts.size() == 2) {
+    double num, den;
+    if (absl::SimpleAtod(parts[0], &num) && absl::SimpleAtod(parts[1], &den) && den > 0) {
+      v = num / den;
+    }
+  } else if (!absl::SimpleAtod(value, &v)) {
+    v = 0;
+  }
+  if (!(v > 0 && v <= 1)) {
+    return BadUri(uri, absl::StrCat("scale='", value, "' must be a fraction in (0, 1], like 1/64"));
+  }
+  return v;
+}
+
+uint64_t ScaleBytes(uint64_t bytes, double scale, uint64_t align) {
+  const auto scaled = static_cast<uint64_t>(std::floor(static_cast<double>(bytes) * scale));
+  return std::max<uint64_t>(align, scaled / align * align);
+}
+
+absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri,
+                                                          const std::string& rest) {
+  std::pair<std::string, std::string> name_query = absl::StrSplit(rest, absl::MaxSplits('?', 1));
+  std::optional<Preset> preset = FindPreset(name_query.first);
+  if (!preset) {
+    return BadUri(uri, absl::StrCat("unknown preset '", name_query.first,
+                                    "'; presets: ", PresetNames()));
+  }
+  std::map<std::string, std::string> params;
+  if (!name_query.second.empty()) {
+    for (absl::string_view kv : absl::StrSplit(name_query.second, '&')) {
+      std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
+      params[p.first] = p.second;
+    }
+  }
+  DeviceInfo info = preset->info;
+  info.name = preset->name;
+  double scale = 1;
+  std::optional<uint64_t> conv;
+  std::string file, timing = "real";
+  for (const auto& [key, value] : params) {
+    if (key == "zones" || key == "conv" || key == "max_open" || key == "max_active") {
+      auto v = ParseCount(uri, key, value);
+      if (!v.ok()) return v.status();
+      if (key == "zones") info.num_zones = static_cast<uint32_t>(*v);
+      if (key == "conv") conv = *v;
+      if (key == "max_open") info.max_open_zones = static_cast<uint32_t>(*v);
+      if (key == "max_active") info.max_active_zones = static_cast<uint32_t>(*v);
+    } else if (key == "scale") {
+      auto v = ParseScale(uri, value);
+      if (!v.ok()) return v.status();
+      scale = *v;
+    } else if (key == "file") {
+      file = value;
+    } else if (key == "timing") {
+      if (value != "real" && value != "sim" && value != "none") {
+        return BadUri(uri, absl::StrCat("timing='", value, "' must be real, sim or none"));
+      }
+      timing = value;
+    } else {
+      return BadUri(uri, absl::StrCat("unknown parameter '", key, "'; parameters: ", kParams));
+    }
+  }
+  if (info.num_zones == 0) return BadUri(uri, "zones must be at least 1");
+  info.zone_size = ScaleBytes(info.zone_size, scale, info.block_size);
+  info.zone_capacity = std::min(info.zone_size,
+                                ScaleBytes(info.zone_capacity, scale, info.block_size));
+  info.num_conventional_zones = static_cast<uint32_t>(
+      conv.value_or(static_cast<uint64_t>(
+          std::ceil(preset->conventional_fraction * info.num_zones))));
+  if (info.num_conventional_zones >= info.num_zones && info.num_zones > 0 &&
+      preset->conventional_fraction > 0 && !conv) {
+    info.num_conventional_zones = 0;
+  }
+
+  EmulatorOptions opts;
+  opts.info = info;
+  if (timing == "sim") opts.clock = std::make_shared<ManualClock>();
+  if (timing != "none") {
+    const uint64_t capacity = info.capacity_bytes();
+    if (preset->is_disk) {
+      opts.timing = std::make_unique<DiskTiming>(preset->disk, capacity);
+    } else {
+      opts.timing = std::make_unique<NandTiming>(preset->nand, info.zone_size);
+    }
+  }
+  if (!file.empty()) {
+    auto backing = OpenFileBacking(file, info);
+    if (!backing.ok()) return backing.status();
+    opts.backing = std::move(*backing);
+  }
+  auto dev = EmulatedDevice::Create(std::move(opts));
+  if (!dev.ok()) return BadUri(uri, std::string(dev.status().message()));
+  return std::unique_ptr<ZonedDevice>(std::move(*dev));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenDevice(const std::string& uri) {
+  if (uri.starts_with("emu:")) return OpenEmulated(uri, uri.substr(4));
+  if (uri.starts_with("zbd:")) {
+    return absl::UnimplementedError(absl::StrCat(
+        "device URI '", uri, "': real zoned block devices (libzbd) are not built yet"));
+  }
+  return BadUri(uri, "unknown scheme; use emu:PRESET?... (presets: " + PresetNames() +
+                         ") or zbd:/dev/NAME");
+}
+
+}  // namespace zonestack::device

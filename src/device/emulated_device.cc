@@ -1,0 +1,382 @@
+#include "device/emulated_device.h"
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "device/zone_error.h"
+
+namespace zonestack::device {
+namespace {
+
+absl::Status ValidateGeometry(const DeviceInfo& info) {
+  auto bad = [&](const char* what) {
+    return absl::InvalidArgumentError(absl::StrCat("device ", info.name, ": ", what));
+  };
+  if (info.block_size == 0 || info.block_size % 512 != 0) {
+    return bad("block size must be a positive multiple of 512");
+  }
+  if (info.zone_size == 0 || info.zone_size % info.block_size != 0) {
+    return bad("zone size must be a positive multiple of the block size");
+  }
+  if (info.zone_capacity == 0 || info.zone_capacity > info.zone_size ||
+      info.zone_capacity % info.block_size != 0) {
+    return bad("zone capacity must be a block multiple in (0, zone size]");
+  }
+  if (info.num_zones == 0) return bad("a device needs at least one zone");
+  if (info.num_conventional_zones > info.num_zones) {
+    return bad("more conventional zones than zones");
+  }
+  if (info.max_open_zones > info.max_active_zones && info.max_active_zones != 0) {
+    return bad("max open zones must not exceed max active zones");
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<EmulatedDevice>> EmulatedDevice::Create(
+    EmulatorOptions options) {
+  if (auto s = ValidateGeometry(options.info); !s.ok()) return s;
+  if (!options.timing) options.timing = std::make_unique<NoTiming>();
+  if (!options.backing) options.backing = NewMemoryBacking(options.info);
+  if (!options.clock) {
+    options.clock = std::shared_ptr<Clock>(RealClock::Default(), [](Clock*) {});
+  }
+  auto dev = std::unique_ptr<EmulatedDevice>(new EmulatedDevice(std::move(options)));
+  absl::MutexLock lock(&dev->mu_);
+  if (auto saved = dev->backing_->LoadedZones(); saved.has_value()) {
+    dev->zones_.RestoreDurable(*saved);
+  }
+  return dev;
+}
+
+EmulatedDevice::EmulatedDevice(EmulatorOptions options)
+    : info_(options.info),
+      clock_(options.clock),
+      opened_at_ns_(options.clock->NowNs()),
+      zones_(options.info),
+      timing_(std::move(options.timing)),
+      backing_(std::move(options.backing)) {}
+
+EmulatedDevice::~EmulatedDevice() {
+  absl::MutexLock lock(&mu_);
+  (void)FlushLocked();
+}
+
+uint64_t EmulatedDevice::ScheduleLocked(const TimedRequest& r, uint64_t submit_ns) {
+  if (!timing_->timed()) return 0;
+  const uint64_t done = timing_->Schedule(r, submit_ns);
+  last_completion_ns_ = std::max(last_completion_ns_, done);
+  return done;
+}
+
+void EmulatedDevice::WaitFor(uint64_t done_ns) {
+  if (done_ns != 0) clock_->WaitUntil(done_ns);
+}
+
+absl::StatusOr<std::vector<ZoneInfo>> EmulatedDevice::ReportZones(
+    uint32_t first, uint32_t count) const {
+  absl::MutexLock lock(&mu_);
+  if (first >= info_.num_zones) {
+    return MakeZoneError(ZoneError::kOutOfRange,
+                         absl::StrCat("zone ", first, " of ", info_.num_zones));
+  }
+  const uint32_t end = static_cast<uint32_t>(
+      std::min<uint64_t>(info_.num_zones, uint64_t{first} + count));
+  std::vector<ZoneInfo> out;
+  out.reserve(end - first);
+  for (uint32_t i = first; i < end; ++i) out.push_back(zones_.zone(i));
+  return out;
+}
+
+absl::Status EmulatedDevice::ReadLocked(uint64_t offset, std::span<uint8_t> dst) {
+  if (auto s = backing_->Read(offset, dst); !s.ok()) return s;
+  // Unflushed conventional-zone blocks are newer than the backing.
+  const uint64_t end = offset + dst.size();
+  for (auto it = unflushed_blocks_.lower_bound(offset);
+       it != unflushed_blocks_.end() && it->first < end; ++it) {
+    std::memcpy(dst.data() + (it->first - offset), it->second.data(), it->second.size());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EmulatedDevice::Read(uint64_t offset, std::span<uint8_t> dst,
+                                  const IoContext& ctx) {
+  const uint64_t submit = clock_->SubmitTimeNs();
+  uint64_t done;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto s = zones_.CheckRead(offset, dst.size()); !s.ok()) return s;
+    if (auto s = ReadLocked(offset, dst); !s.ok()) return s;
+    IoCounters& c = stats_.by_class[static_cast<int>(ctx.io_class)];
+    ++c.read_ops;
+    c.read_bytes += dst.size();
+    const uint32_t zone = ZoneOf(offset);
+    done = ScheduleLocked({.op = IoOp::kRead, .zone = zone, .offset = offset,
+                           .length = dst.size(),
+                           .cell_mode = zones_.zone(zone).cell_mode,
+                           .io_class = ctx.io_class},
+                          submit);
+  }
+  WaitFor(done);
+  return absl::OkStatus();
+}
+
+absl::Status EmulatedDevice::WriteLocked(uint64_t offset, std::span<const uint8_t> src,
+                                         const IoContext& ctx) {
+  if (auto s = zones_.CheckWrite(offset, src.size()); !s.ok()) return s;
+  const uint32_t zone = ZoneOf(offset);
+  if (zones_.zone(zone).type == ZoneType::kConventional) {
+    for (uint64_t pos = 0; pos < src.size(); pos += info_.block_size) {
+      unflushed_blocks_[offset + pos].assign(src.begin() + pos,
+                                             src.begin() + pos + info_.block_size);
+    }
+  } else if (auto s = backing_->Write(offset, src); !s.ok()) {
+    return s;
+  }
+  zones_.CommitWrite(offset, src.size());
+  dirty_zones_.insert(zone);
+  IoCounters& c = stats_.by_class[static_cast<int>(ctx.io_class)];
+  ++c.write_ops;
+  c.write_bytes += src.size();
+  stats_.programmed_bytes[static_cast<int>(zones_.zone(zone).cell_mode)] += src.size();
+  return absl::OkStatus();
+}
+
+absl::Status EmulatedDevice::Write(uint64_t offset, std::span<const uint8_t> src,
+                                   const IoContext& ctx) {
+  const uint64_t submit = clock_->SubmitTimeNs();
+  uint64_t done;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto s = WriteLocked(offset, src, ctx); !s.ok()) return s;
+    const uint32_t zone = ZoneOf(offset);
+    done = ScheduleLocked({.op = IoOp::kWrite, .zone = zone, .offset = offset,
+                           .length = src.size(),
+                           .cell_mode = zones_.zone(zone).cell_mode,
+                           .io_class = ctx.io_class},
+                          submit);
+  }
+  WaitFor(done);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> EmulatedDevice::Append(uint32_t zone,
+                                                std::span<const uint8_t> src,
+                                                const IoContext& ctx) {
+  const uint64_t submit = clock_->SubmitTimeNs();
+  uint64_t done, offset;
+  {
+    absl::MutexLock lock(&mu_);
+    if (zone >= info_.num_zones) {
+      return MakeZoneError(ZoneError::kOutOfRange,
+                           absl::StrCat("append to zone ", zone, " of ", info_.num_zones));
+    }
+    const ZoneInfo& z = zones_.zone(zone);
+    if (z.type != ZoneType::kSequentialWriteRequired) {
+      return MakeZoneError(ZoneError::kInvalidArgument,
+                           absl::StrCat("append to ", ToString(z.type), " zone ", zone));
+    }
+    if (info_.max_append_bytes != 0 && src.size() > info_.max_append_bytes) {
+      return MakeZoneError(ZoneError::kInvalidArgument,
+                           absl::StrCat("append of ", src.size(), " bytes exceeds the limit of ",
+                                        info_.max_append_bytes));
+    }
+    offset = z.write_pointer;
+    if (auto s = WriteLocked(offset, src, ctx); !s.ok()) return s;
+    done = ScheduleLocked({.op = IoOp::kWrite, .zone = zone, .offset = offset,
+                           .length = src.size(),
+                           .cell_mode = zones_.zone(zone).cell_mode,
+                           .io_class = ctx.io_class},
+                          submit);
+  }
+  WaitFor(done);
+  return offset;
+}
+
+absl::Status EmulatedDevice::OpenZone(uint32_t zone, CellMode mode, const IoContext& ctx) {
+  const uint64_t submit = clock_->SubmitTimeNs();
+  uint64_t done;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto s = zones_.Open(zone, mode); !s.ok()) return s;
+    done = ScheduleLocked({.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class},
+                          submit);
+  }
+  WaitFor(done);
+  return absl::OkStatus();
+}
+
+absl::Status EmulatedDevice::CloseZone(uint32_t zone, const IoContext& ctx) {
+  const uint64_t submit = clock_->SubmitTimeNs();
+  uint64_t done;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto s = zones_.Close(zone); !s.ok()) return s;
+    done = ScheduleLocked({.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class},
+                          submit);
+  }
+  WaitFor(done);
+  return absl::OkStatus();
+}
+
+absl::Status EmulatedDevice::SaveDurable(uint32_t zone) {
+  return backing_->SaveZone(zones_.DurableZone(zone));
+}
+
+absl::Status EmulatedDevice::FinishZone(uint32_t zone, const IoContext& ctx) {
+  const uint64_t submit = clock_->SubmitTimeNs();
+  uint64_t done;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto s = zones_.Finish(zone); !s.ok()) return s;
+    // A finished zone is durable with everything written to it.
+    zones_.MarkDurable(zone);
+    if (auto s = SaveDurable(zone); !s.ok()) return s;
+    ++stats_.zone_finishes;
+    done = ScheduleLocked({.op = IoOp::kFinish, .zone = zone, .io_class = ctx.io_class},
+                          submit);
+  }
+  WaitFor(done);
+  return absl::OkStatus();
+}
+
+absl::Status EmulatedDevice::ResetZone(uint32_t zone, const IoContext& ctx) {
+  const uint64_t submit = clock_->SubmitTimeNs();
+  uint64_t done;
+  {
+    absl::MutexLock lock(&mu_);
+    if (zone >= info_.num_zones) return zones_.Reset(zone);
+    const ZoneInfo before = zones_.zone(zone);
+    if (auto s = zones_.Reset(zone); !s.ok()) return s;
+    const uint64_t written = before.write_pointer - before.start;
+    if (written > 0) {
+      if (auto s = backing_->Discard(before.start, written); !s.ok()) return s;
+    }
+    if (auto s = SaveDurable(zone); !s.ok()) return s;
+    ++stats_.zone_resets;
+    done = ScheduleLocked({.op = IoOp::kReset, .zone = zone, .offset = before.start,
+                           .length = written, .cell_mode = before.cell_mode,
+                           .io_class = ctx.io_class},
+                          submit);
+  }
+  WaitFor(done);
+  return absl::OkStatus();
+}
+
+absl::Status EmulatedDevice::FlushLocked() {
+  for (const auto& [offset, block] : unflushed_blocks_) {
+    if (auto s = backing_->Write(offset, block); !s.ok()) return s;
+  }
+  unflushed_blocks_.clear();
+  for (uint32_t zone : dirty_zones_) {
+    zones_.MarkDurable(zone);
+    if (auto s = SaveDurable(zone); !s.ok()) return s;
+  }
+  dirty_zones_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status EmulatedDevice::Flush(const IoContext& ctx) {
+  const uint64_t submit = clock_->SubmitTimeNs();
+  uint64_t done;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto s = FlushLocked(); !s.ok()) return s;
+    ++stats_.flushes;
+    done = ScheduleLocked({.op = IoOp::kFlush, .io_class = ctx.io_class}, submit);
+  }
+  WaitFor(done);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<uint64_t> EmulatedDevice::SimpleCopy(std::span<const CopyRange> sources,
+                                                    uint32_t dst_zone,
+                                                    const IoContext& ctx) {
+  if (!info_.supports_simple_copy) return ZonedDevice::SimpleCopy(sources, dst_zone, ctx);
+  const uint64_t submit = clock_->SubmitTimeNs();
+  uint64_t done, dst;
+  {
+    absl::MutexLock lock(&mu_);
+    if (dst_zone >= info_.num_zones) {
+      return MakeZoneError(ZoneError::kOutOfRange,
+                           absl::StrCat("copy to zone ", dst_zone, " of ", info_.num_zones));
+    }
+    uint64_t total = 0;
+    for (const CopyRange& r : sources) {
+      if (auto s = zones_.CheckRead(r.offset, r.length); !s.ok()) return s;
+      total += r.length;
+    }
+    dst = zones_.zone(dst_zone).write_pointer;
+    if (auto s = zones_.CheckWrite(dst, total); !s.ok()) return s;
+    std::vector<uint8_t> data(total);
+    uint64_t pos = 0;
+    uint64_t t = submit;
+    for (const CopyRange& r : sources) {
+      if (auto s = ReadLocked(r.offset, std::span(data).subspan(pos, r.length)); !s.ok()) {
+        return s;
+      }
+      const uint32_t z = ZoneOf(r.offset);
+      t = std::max(t, ScheduleLocked({.op = IoOp::kRead, .zone = z, .offset = r.offset,
+                                      .length = r.length,
+                                      .cell_mode = zones_.zone(z).cell_mode,
+                                      .io_class = ctx.io_class, .internal = true},
+                                     submit));
+      pos += r.length;
+    }
+    const IoCounters saved = stats_.by_class[static_cast<int>(ctx.io_class)];
+    if (auto s = WriteLocked(dst, data, ctx); !s.ok()) return s;
+    // The copy never crossed the host link: it is not host write traffic.
+    stats_.by_class[static_cast<int>(ctx.io_class)] = saved;
+    stats_.copy_bytes += total;
+    done = ScheduleLocked({.op = IoOp::kWrite, .zone = dst_zone, .offset = dst,
+                           .length = total,
+                           .cell_mode = zones_.zone(dst_zone).cell_mode,
+                           .io_class = ctx.io_class, .internal = true},
+                          t);
+  }
+  WaitFor(done);
+  return dst;
+}
+
+DeviceStats EmulatedDevice::Stats() const {
+  absl::MutexLock lock(&mu_);
+  DeviceStats s = stats_;
+  timing_->ExportStats(&s);
+  // Elapsed model time: until now, or until the last modeled completion if
+  // the model runs ahead of the clock (a manual clock nobody waited on).
+  const uint64_t now = std::max(clock_->NowNs(), last_completion_ns_);
+  s.elapsed_ns = now - std::min(now, opened_at_ns_);
+  return s;
+}
+
+void EmulatedDevice::PowerCut() {
+  absl::MutexLock lock(&mu_);
+  unflushed_blocks_.clear();
+  std::vector<ZoneInfo> before;
+  for (uint32_t zone : dirty_zones_) before.push_back(zones_.zone(zone));
+  zones_.PowerCut();
+  // Bytes past the durable write pointer are gone from the media too, so
+  // they read as zeroes when the zone is rewritten up to them.
+  for (const ZoneInfo& b : before) {
+    const ZoneInfo& now = zones_.zone(b.index);
+    if (b.write_pointer > now.write_pointer) {
+      (void)backing_->Discard(now.write_pointer, b.write_pointer - now.write_pointer);
+    }
+  }
+  dirty_zones_.clear();
+}
+
+void EmulatedDevice::SetZoneReadOnly(uint32_t zone) {
+  absl::MutexLock lock(&mu_);
+  zones_.SetReadOnly(zone);
+  (void)SaveDurable(zone);
+}
+
+void EmulatedDevice::SetZoneOffline(uint32_t zone) {
+  absl::MutexLock lock(&mu_);
+  zones_.SetOffline(zone);
+  (void)SaveDurable(zone);
+}
+
+}  // namespace zonestack::device

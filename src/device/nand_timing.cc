@@ -1,0 +1,158 @@
+#include "device/nand_timing.h"
+
+#include <cmath>
+
+namespace zonestack::device {
+namespace {
+
+uint64_t TransferNs(uint64_t bytes, double bytes_per_s) {
+  return static_cast<uint64_t>(std::llround(static_cast<double>(bytes) * 1e9 /
+                                            bytes_per_s));
+}
+
+}  // namespace
+
+NandTiming::NandTiming(const NandParams& params, uint64_t zone_size)
+    : params_(params),
+      zone_size_(zone_size),
+      dies_(params.geometry.num_dies()),
+      channels_(params.geometry.channels) {}
+
+const CellLatency& NandTiming::Latency(CellMode mode) const {
+  switch (mode) {
+    case CellMode::kSlc: return params_.slc;
+    case CellMode::kQlc: return params_.qlc;
+    default: return params_.tlc;
+  }
+}
+
+uint32_t NandTiming::DiesPerZone() const {
+  const NandGeometry& g = params_.geometry;
+  return g.dies_per_zone == 0 ? g.num_dies() : g.dies_per_zone;
+}
+
+uint32_t NandTiming::DieOf(uint32_t zone, uint64_t offset_in_zone) const {
+  const NandGeometry& g = params_.geometry;
+  const uint32_t dpz = DiesPerZone();
+  const uint64_t unit = offset_in_zone / g.unit_bytes();
+  const uint64_t first = static_cast<uint64_t>(zone) * dpz;
+  // Channel-first striping: consecutive units go to consecutive channels.
+  const uint64_t slot = (first + unit % dpz) % g.num_dies();
+  const uint32_t channel = static_cast<uint32_t>(slot % g.channels);
+  const uint32_t way = static_cast<uint32_t>(slot / g.channels);
+  return way * g.channels + channel;
+}
+
+uint32_t NandTiming::PageType(const CellLatency& lat,
+                              uint64_t offset_in_zone) const {
+  const uint64_t page_on_die =
+      offset_in_zone / params_.geometry.unit_bytes() / DiesPerZone();
+  return static_cast<uint32_t>(page_on_die % lat.page_types);
+}
+
+uint64_t NandTiming::Schedule(const TimedRequest& r, uint64_t submit_ns) {
+  const uint64_t start = submit_ns + params_.command_ns;
+  switch (r.op) {
+    case IoOp::kRead: return ScheduleRead(r, start);
+    case IoOp::kWrite: return ScheduleWrite(r, start);
+    case IoOp::kReset: return ScheduleErase(r, start);
+    default: return start;
+  }
+}
+
+uint64_t NandTiming::ScheduleRead(const TimedRequest& r, uint64_t start) {
+  const NandGeometry& g = params_.geometry;
+  const CellLatency& lat = Latency(r.cell_mode);
+  uint64_t done = start;
+  uint64_t pos = r.offset, end = r.offset + r.length;
+  while (pos < end) {
+    const uint32_t zone = static_cast<uint32_t>(pos / zone_size_);
+    const uint64_t in_zone = pos % zone_size_;
+    const uint64_t unit_end = (in_zone / g.unit_bytes() + 1) * g.unit_bytes();
+    const uint64_t bytes = std::min(end - pos, unit_end - in_zone);
+    const uint32_t die = DieOf(zone, in_zone);
+    // Sense the pages into the die's registers, move them over the channel,
+    // then over the host link.
+    const uint64_t sensed =
+        dies_[die].Reserve(start, lat.read_ns[PageType(lat, in_zone)]) +
+        lat.read_ns[PageType(lat, in_zone)];
+    Timeline& ch = channels_[die % g.channels];
+    const uint64_t xfer = TransferNs(bytes, params_.channel_bytes_per_s);
+    uint64_t t = ch.Reserve(sensed, xfer) + xfer;
+    if (!r.internal) {
+      const uint64_t link = TransferNs(bytes, params_.host_read_bytes_per_s);
+      t = host_read_.Reserve(t, link) + link;
+    }
+    done = std::max(done, t);
+    pos += bytes;
+  }
+  return done;
+}
+
+uint64_t NandTiming::ScheduleWrite(const TimedRequest& r, uint64_t start) {
+  const NandGeometry& g = params_.geometry;
+  const CellLatency& lat = Latency(r.cell_mode);
+  uint64_t done = start;
+  uint64_t pos = r.offset, end = r.offset + r.length;
+  while (pos < end) {
+    const uint32_t zone = static_cast<uint32_t>(pos / zone_size_);
+    const uint64_t in_zone = pos % zone_size_;
+    const uint64_t unit_end = (in_zone / g.unit_bytes() + 1) * g.unit_bytes();
+    const uint64_t bytes = std::min(end - pos, unit_end - in_zone);
+    const uint32_t die = DieOf(zone, in_zone);
+    uint64_t t = start;
+    if (!r.internal) {
+      const uint64_t link = TransferNs(bytes, params_.host_write_bytes_per_s);
+      t = host_write_.Reserve(t, link) + link;
+    }
+    Timeline& ch = channels_[die % g.channels];
+    const uint64_t xfer = TransferNs(bytes, params_.channel_bytes_per_s);
+    t = ch.Reserve(t, xfer) + xfer;
+    if (in_zone + bytes == unit_end) {
+      // The unit is complete: the die programs it once its previous program
+      // is done, and only then has the buffer room for this data.
+      const uint64_t prog = lat.program_ns[PageType(lat, in_zone)];
+      t = dies_[die].Reserve(t, prog);
+    }
+    done = std::max(done, t);
+    pos += bytes;
+  }
+  return done;
+}
+
+uint64_t NandTiming::ScheduleErase(const TimedRequest& r, uint64_t start) {
+  const NandGeometry& g = params_.geometry;
+  const CellLatency& lat = Latency(r.cell_mode);
+  const uint32_t dpz = DiesPerZone();
+  if (r.length == 0) return start;
+  // Each die erases the blocks that hold its share of the written bytes; a
+  // multi-plane erase takes one block per plane at once.
+  const uint64_t per_die = (r.length + dpz - 1) / dpz;
+  const uint64_t stripe = g.block_bytes * g.planes;
+  const uint64_t blocks = (per_die + stripe - 1) / stripe;
+  const uint32_t used_dies =
+      static_cast<uint32_t>(std::min<uint64_t>(dpz, (r.length + g.unit_bytes() - 1) / g.unit_bytes()));
+  uint64_t done = start;
+  for (uint32_t i = 0; i < used_dies; ++i) {
+    const uint32_t die = DieOf(r.zone, uint64_t{i} * g.unit_bytes());
+    const uint64_t t = dies_[die].Reserve(start, blocks * lat.erase_ns) +
+                       blocks * lat.erase_ns;
+    done = std::max(done, t);
+    erases_ += blocks;
+  }
+  return done;
+}
+
+void NandTiming::ExportStats(DeviceStats* stats) const {
+  for (size_t i = 0; i < dies_.size(); ++i) {
+    stats->busy_ns["die" + std::to_string(i)] = dies_[i].busy_ns;
+  }
+  for (size_t i = 0; i < channels_.size(); ++i) {
+    stats->busy_ns["channel" + std::to_string(i)] = channels_[i].busy_ns;
+  }
+  stats->busy_ns["link_read"] = host_read_.busy_ns;
+  stats->busy_ns["link_write"] = host_write_.busy_ns;
+  stats->erases += erases_;
+}
+
+}  // namespace zonestack::device

@@ -1,0 +1,73 @@
+// NAND flash timing: channels, dies, planes and pages, with per-cell-mode
+// latencies. A wide zone stripes its program units over all dies,
+// channel-first; a narrow zone (subzone) lives on fewer dies.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "device/timing_model.h"
+
+namespace zonestack::device {
+
+// Latencies of one cell mode. Multi-level cells have page types (QLC: L, CL,
+// CU, U) with their own latencies (ZnH2 Table 2); a page's type is its
+// index within the die's block modulo `page_types`.
+struct CellLatency {
+  uint32_t page_types = 1;
+  std::array<uint64_t, 4> read_ns{};
+  std::array<uint64_t, 4> program_ns{};
+  uint64_t erase_ns = 0;
+};
+
+struct NandGeometry {
+  uint32_t channels = 8;
+  uint32_t dies_per_channel = 4;
+  uint32_t planes = 2;         // a die reads/programs one page per plane at once
+  uint32_t page_bytes = 16384;
+  uint64_t block_bytes = 16ull << 20;  // per plane
+  uint32_t dies_per_zone = 0;  // 0 = every die (wide zones)
+  uint32_t num_dies() const { return channels * dies_per_channel; }
+  uint64_t unit_bytes() const { return uint64_t{planes} * page_bytes; }
+};
+
+struct NandParams {
+  NandGeometry geometry;
+  double channel_bytes_per_s = 800e6;
+  double host_read_bytes_per_s = 3.2e9;   // device-to-host link
+  double host_write_bytes_per_s = 3.2e9;  // host-to-device link
+  uint64_t command_ns = 5000;             // controller cost per command
+  CellLatency slc, tlc, qlc;
+};
+
+// Writes are buffered one program unit deep per die: a write returns once
+// its data crossed the channel and the die could take it, and the program
+// itself keeps the die busy afterwards (early completion, as in enterprise
+// SSDs with power-loss protection, so Flush costs only a command).
+class NandTiming : public TimingModel {
+ public:
+  NandTiming(const NandParams& params, uint64_t zone_size);
+  uint64_t Schedule(const TimedRequest& r, uint64_t submit_ns) override;
+  void ExportStats(DeviceStats* stats) const override;
+
+  const NandParams& params() const { return params_; }
+  // The die holding the program unit at `offset_in_zone` of `zone`.
+  uint32_t DieOf(uint32_t zone, uint64_t offset_in_zone) const;
+
+ private:
+  const CellLatency& Latency(CellMode mode) const;
+  uint32_t DiesPerZone() const;
+  uint32_t PageType(const CellLatency& lat, uint64_t offset_in_zone) const;
+  uint64_t ScheduleRead(const TimedRequest& r, uint64_t start);
+  uint64_t ScheduleWrite(const TimedRequest& r, uint64_t start);
+  uint64_t ScheduleErase(const TimedRequest& r, uint64_t start);
+
+  NandParams params_;
+  uint64_t zone_size_;
+  std::vector<Timeline> dies_;
+  std::vector<Timeline> channels_;
+  Timeline host_read_, host_write_;
+  uint64_t erases_ = 0;
+};
+
+}  // namespace zonestack::device

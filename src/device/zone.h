@@ -1,0 +1,121 @@
+// Vocabulary of the device layer: zones, their states and types, cell modes,
+// device geometry and the I/O context every request carries.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace zonestack::device {
+
+// Zone conditions as the NVMe ZNS command set and ZBC/ZAC define them.
+// The numeric values are the ones Linux reports (uapi/linux/blkzoned.h).
+enum class ZoneState : uint8_t {
+  kNotWritePointer = 0x0,  // conventional zone: no write pointer
+  kEmpty = 0x1,
+  kImplicitlyOpened = 0x2,
+  kExplicitlyOpened = 0x3,
+  kClosed = 0x4,
+  kReadOnly = 0xD,
+  kFull = 0xE,
+  kOffline = 0xF,
+};
+
+enum class ZoneType : uint8_t {
+  kConventional = 1,              // random writes, no write pointer
+  kSequentialWriteRequired = 2,   // ZNS zones, host-managed SMR
+  kSequentialWritePreferred = 3,  // host-aware SMR (ZoneTier)
+};
+
+// How the NAND cells of a zone are programmed (ZnH2 HZNS, section 3.2).
+// A disk reports kNone.
+enum class CellMode : uint8_t { kNone = 0, kSlc = 1, kTlc = 3, kQlc = 4 };
+
+// Which specification the device follows where ZNS and ZBC differ
+// (closing an opened zone with nothing written, reads beyond the write
+// pointer, reads across zone boundaries).
+enum class Protocol : uint8_t { kZns, kZbc };
+
+// What an I/O is for. Statistics are kept per class, and timing models may
+// schedule by class (SplitZNS's read scheduler favors user reads).
+enum class IoClass : uint8_t {
+  kWal,
+  kFlush,
+  kCompaction,
+  kUserRead,
+  kMigration,
+  kGc,
+  kCache,
+  kMetadata,
+  kOther,
+};
+inline constexpr int kNumIoClasses = 9;
+
+const char* ToString(ZoneState s);
+const char* ToString(ZoneType t);
+const char* ToString(CellMode m);
+const char* ToString(IoClass c);
+
+struct IoContext {
+  IoClass io_class = IoClass::kOther;
+};
+
+// One zone as a zone report describes it. All positions are in bytes from
+// the start of the device.
+struct ZoneInfo {
+  uint32_t index = 0;
+  uint64_t start = 0;
+  uint64_t size = 0;           // distance to the next zone's start
+  uint64_t capacity = 0;       // writable bytes (<= size); depends on cell mode
+  uint64_t write_pointer = 0;  // start + bytes written; meaningless for kConventional
+  ZoneType type = ZoneType::kSequentialWriteRequired;
+  ZoneState state = ZoneState::kEmpty;
+  CellMode cell_mode = CellMode::kNone;
+
+  bool IsOpen() const {
+    return state == ZoneState::kImplicitlyOpened ||
+           state == ZoneState::kExplicitlyOpened;
+  }
+  bool IsActive() const { return IsOpen() || state == ZoneState::kClosed; }
+};
+
+// Fixed properties of a device.
+struct DeviceInfo {
+  std::string name;   // preset or device path, for messages
+  std::string model;  // the real device this one models
+  Protocol protocol = Protocol::kZns;
+  uint32_t block_size = 4096;  // every offset and length is a multiple
+  uint64_t zone_size = 0;
+  uint64_t zone_capacity = 0;  // capacity of a zone in the native cell mode
+  uint32_t num_zones = 0;
+  uint32_t num_conventional_zones = 0;  // the lowest-numbered zones
+  ZoneType sequential_zone_type = ZoneType::kSequentialWriteRequired;
+  uint32_t max_open_zones = 0;    // 0 = no limit
+  uint32_t max_active_zones = 0;  // 0 = no limit
+  uint64_t max_append_bytes = 0;  // zone append size limit (ZASL); 0 = none
+  // The densest mode the NAND is built for, and the mode implicit opens use.
+  // For HZNS (ZnH2) the native mode is QLC, the default SLC, and QLC needs
+  // an explicit open. Only the native mode and SLC are ever offered.
+  CellMode native_cell_mode = CellMode::kNone;
+  CellMode default_cell_mode = CellMode::kNone;
+  bool supports_slc = false;  // zones may be opened in SLC mode
+  uint32_t max_open_qlc_zones = 0;    // ZnH2's extra limits; 0 = no limit
+  uint32_t max_active_qlc_zones = 0;
+  bool supports_simple_copy = false;
+  // Reads beyond the write pointer return zeroes (ZNS with DLFEAT) instead
+  // of failing (ZBC with URSWRZ = 0).
+  bool reads_beyond_wp_allowed = true;
+  // Reads may span zone boundaries (ZBC; ZNS only with cross-zone read).
+  bool cross_zone_reads_allowed = false;
+
+  uint64_t capacity_bytes() const { return zone_size * num_zones; }
+  // Capacity of a zone opened in `mode`: SLC stores one bit per cell where
+  // the native mode stores several (ZnH2 section 3.2.1).
+  uint64_t ZoneCapacityFor(CellMode mode) const;
+  // Whether a zone may be opened in `mode`.
+  bool SupportsCellMode(CellMode mode) const {
+    return mode == native_cell_mode || (mode == CellMode::kSlc && supports_slc);
+  }
+};
+
+}  // namespace zonestack::device

@@ -1,0 +1,102 @@
+// The zone state machine of the NVMe ZNS command set and ZBC/ZAC: zone
+// conditions, write pointers, open/active resources and their errors. It
+// holds no data and does no timing; EmulatedDevice wraps it.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "device/zone.h"
+
+namespace zonestack::device {
+
+// Not thread-safe: the owner serializes calls.
+class ZoneStateMachine {
+ public:
+  explicit ZoneStateMachine(const DeviceInfo& info);
+
+  const DeviceInfo& info() const { return info_; }
+  const ZoneInfo& zone(uint32_t index) const { return zones_[index].info; }
+  uint32_t open_zones() const { return open_; }
+  uint32_t active_zones() const { return active_; }
+
+  // Checks that `len` bytes may be written at `offset` (any zone type),
+  // including the resources an implicit open would need. No side effects.
+  absl::Status CheckWrite(uint64_t offset, uint64_t len) const;
+  // Applies a write CheckWrite accepted: implicit open (closing another
+  // implicitly opened zone at the open limit), write pointer advance, and
+  // the transition to full at the zone capacity.
+  void CommitWrite(uint64_t offset, uint64_t len);
+
+  // Checks a read of `len` bytes at `offset`.
+  absl::Status CheckRead(uint64_t offset, uint64_t len) const;
+
+  // Zone management actions; each fails with the spec's error and leaves
+  // the zone unchanged when the action is not valid in its state.
+  absl::Status Open(uint32_t zone, CellMode mode);
+  absl::Status Close(uint32_t zone);
+  absl::Status Finish(uint32_t zone);
+  absl::Status Reset(uint32_t zone);
+
+  // Conditions only the device sets (media failure), for fault injection.
+  void SetReadOnly(uint32_t zone);
+  void SetOffline(uint32_t zone);
+
+  // Durability of write pointers: Flush makes every write pointer durable;
+  // PowerCut rolls each zone back to its durable write pointer. After a
+  // power cut no zone is open (the spec's power-cycle behavior).
+  void MarkAllDurable();
+  void MarkDurable(uint32_t zone);
+  void PowerCut();
+  // The durable state of every zone, and the inverse used when a device is
+  // reopened from its backing file.
+  std::vector<ZoneInfo> DurableZones() const;
+  ZoneInfo DurableZone(uint32_t zone) const;
+  void RestoreDurable(const std::vector<ZoneInfo>& zones);
+
+  // The bytes of `zone` written so far (write pointer - start), or the
+  // whole zone for a conventional zone.
+  uint64_t WrittenBytes(uint32_t zone) const;
+
+ private:
+  struct Zone {
+    ZoneInfo info;
+    uint64_t durable_wp = 0;
+    bool durable_full = false;
+    uint64_t open_seq = 0;  // order of implicit opens, for auto-close
+  };
+
+  bool IsSequential(const Zone& z) const {
+    return z.info.type != ZoneType::kConventional;
+  }
+  bool CountsResources(const Zone& z) const {
+    return z.info.type == ZoneType::kSequentialWriteRequired;
+  }
+  absl::Status CheckZoneIndex(uint32_t zone) const;
+  // Resources for taking zone `z` to an open state in `mode`, counting an
+  // implicitly opened zone the device may close at the open limit.
+  absl::Status CheckOpenResources(const Zone& z, CellMode mode) const;
+  void AcquireOpen(uint32_t zone, ZoneState target, CellMode mode);
+  void AutoCloseIfAtLimit();
+  void ReleaseResources(Zone& z);
+  void SetState(Zone& z, ZoneState s);
+  void ResetToEmpty(Zone& z);
+  bool IsQlc(const Zone& z) const {
+    return z.info.cell_mode == CellMode::kQlc &&
+           info_.default_cell_mode != CellMode::kQlc;
+  }
+
+  DeviceInfo info_;
+  std::vector<Zone> zones_;
+  uint32_t open_ = 0;
+  uint32_t active_ = 0;
+  uint32_t open_qlc_ = 0;
+  uint32_t active_qlc_ = 0;
+  uint64_t next_open_seq_ = 0;
+  std::set<std::pair<uint64_t, uint32_t>> implicitly_open_;  // (seq, zone)
+};
+
+}  // namespace zonestack::device
