@@ -144,11 +144,11 @@ std::vector<Preset> MakePresets() {
   v.push_back(Zn540());
   // Media rates and seek curves solved from the published QD1 figures
   // (docs/emulator.md). 14 TB / 256 MiB zones as WD's HC620 reports.
-  v.push_back(HmSmr("st14000nm0007", "Seagate ST14000NM0007", 52156, 222.54e6,
-                    222.54e6, 7'839'000, {"HHZS Table 1", 210.0, 210.0, 115.0}));
+  v.push_back(HmSmr("st14000nm0007", "Seagate ST14000NM0007", 52156, 224.5e6,
+                    224.5e6, 7'207'000, {"HHZS Table 1", 210.0, 210.0, 115.0}));
   // GearDB section 5: 180 MB/s read, 178 MB/s write (decimal MB), 163 IOPS.
-  v.push_back(HmSmr("st13125nm007", "Seagate ST13125NM007", 48428, 181.56e6,
-                    179.52e6, 3'029'000,
+  v.push_back(HmSmr("st13125nm007", "Seagate ST13125NM007", 48428, 182.6e6,
+                    180.6e6, 3'162'000,
                     {"GearDB Table 1", 180e6 / MiB, 178e6 / MiB, 163.0}));
   v.push_back(Znh2Femu());
   v.push_back(SplitznsFemu());

@@ -1,0 +1,76 @@
+// zsctl: ZoneStack's administration tool.
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "device/presets.h"
+#include "device/zoned_device.h"
+#include "tools/devbench.h"
+
+namespace zs = zonestack;
+
+namespace {
+
+int Fail(const absl::Status& s) {
+  fmt::print(stderr, "zsctl: {}\n", std::string(s.message()));
+  return 1;
+}
+
+// The preset name in an "emu:NAME?..." URI, for the published figures.
+std::string PresetOf(const std::string& uri) {
+  if (!uri.starts_with("emu:")) return "";
+  return uri.substr(4, uri.find('?') == std::string::npos ? std::string::npos
+                                                           : uri.find('?') - 4);
+}
+
+int ListPresets() {
+  fmt::print("{:<15} {:>10} {:>12} {:>7} {:>5}  {}\n", "preset", "zone MiB", "cap MiB",
+             "zones", "open", "description");
+  for (const auto& p : zs::device::Presets()) {
+    fmt::print("{:<15} {:>10} {:>12} {:>7} {:>5}  {}\n", p.name, p.info.zone_size >> 20,
+               p.info.zone_capacity >> 20, p.info.num_zones, p.info.max_open_zones,
+               p.description);
+  }
+  fmt::print("\nURI: emu:PRESET?zones=N&scale=1/K&conv=N&max_open=N&max_active=N"
+             "&file=PATH&timing=real|sim|none\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"zsctl: administer ZoneStack devices and volumes"};
+  app.require_subcommand(1);
+
+  app.add_subcommand("presets", "list the emulated device presets")->callback([] {
+    std::exit(ListPresets());
+  });
+
+  std::string uri;
+  zs::tools::DevbenchOptions bench;
+  auto* devbench = app.add_subcommand(
+      "devbench", "fio-like microbenchmarks of a device (erases all its data)");
+  devbench->add_option("device", uri, "device URI, e.g. emu:zn540?zones=64&scale=1/64")
+      ->required();
+  devbench->add_option("--seconds", bench.seconds_per_test, "time per test")
+      ->check(CLI::PositiveNumber);
+  devbench->add_option("--threads", bench.threads, "threads for the parallel tests")
+      ->check(CLI::Range(1, 64));
+  devbench->callback([&] {
+    auto dev = zs::device::OpenDevice(uri);
+    if (!dev.ok()) std::exit(Fail(dev.status()));
+    const auto& info = (*dev)->info();
+    fmt::print("{} ({}): {} zones of {} MiB, capacity {} MiB\n", uri, info.model,
+               info.num_zones, info.zone_size / double(1 << 20),
+               info.zone_capacity / double(1 << 20));
+    auto results = zs::tools::RunDevbench(**dev, bench, PresetOf(uri));
+    if (!results.ok()) std::exit(Fail(results.status()));
+    fmt::print("{}", zs::tools::FormatDevbench(*results));
+    std::exit(0);
+  });
+
+  CLI11_PARSE(app, argc, argv);
+  return 0;
+}
