@@ -125,15 +125,16 @@ uint64_t NandTiming::ScheduleErase(const TimedRequest& r, uint64_t start) {
   const CellLatency& lat = Latency(r.cell_mode);
   const uint32_t dpz = DiesPerZone();
   if (r.length == 0) return start;
-  // Each die erases the blocks that hold its share of the written bytes; a
-  // multi-plane erase takes one block per plane at once.
-  const uint64_t per_die = (r.length + dpz - 1) / dpz;
-  const uint64_t stripe = g.block_bytes * g.planes;
-  const uint64_t blocks = (per_die + stripe - 1) / stripe;
-  const uint32_t used_dies =
-      static_cast<uint32_t>(std::min<uint64_t>(dpz, (r.length + g.unit_bytes() - 1) / g.unit_bytes()));
+  // The written units went round-robin over the zone's dies; each die erases
+  // the blocks holding its own units (die i got one more than the others
+  // when i < units % dpz). A multi-plane erase takes one block per plane.
+  const uint64_t units = (r.length + g.unit_bytes() - 1) / g.unit_bytes();
+  const uint64_t units_per_block = std::max<uint64_t>(1, g.block_bytes / g.page_bytes);
+  const uint32_t used_dies = static_cast<uint32_t>(std::min<uint64_t>(dpz, units));
   uint64_t done = start;
   for (uint32_t i = 0; i < used_dies; ++i) {
+    const uint64_t die_units = units / dpz + (i < units % dpz ? 1 : 0);
+    const uint64_t blocks = (die_units + units_per_block - 1) / units_per_block;
     const uint32_t die = DieOf(r.zone, uint64_t{i} * g.unit_bytes());
     const uint64_t t = dies_[die].Reserve(start, blocks * lat.erase_ns) +
                        blocks * lat.erase_ns;
