@@ -32,6 +32,19 @@ absl::Status ValidateGeometry(const DeviceInfo& info) {
   return absl::OkStatus();
 }
 
+// Append and Simple Copy name a zone, not an offset. A full zone whose
+// capacity equals its size has its write pointer at the next zone's start,
+// where CheckWrite would judge the next zone, so check the named one first.
+absl::Status CheckZoneTakesWrites(const ZoneInfo& z) {
+  const std::string where = absl::StrCat("zone ", z.index);
+  switch (z.state) {
+    case ZoneState::kFull: return MakeZoneError(ZoneError::kZoneFull, where);
+    case ZoneState::kReadOnly: return MakeZoneError(ZoneError::kReadOnly, where);
+    case ZoneState::kOffline: return MakeZoneError(ZoneError::kOffline, where);
+    default: return absl::OkStatus();
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<EmulatedDevice>> EmulatedDevice::Create(
@@ -46,6 +59,18 @@ absl::StatusOr<std::unique_ptr<EmulatedDevice>> EmulatedDevice::Create(
   absl::MutexLock lock(&dev->mu_);
   if (auto saved = dev->backing_->LoadedZones(); saved.has_value()) {
     dev->zones_.RestoreDurable(*saved);
+    // A process that died without flushing left its last writes in the file
+    // past the durable write pointers; they are lost, and must read as
+    // zeroes like any block beyond a write pointer.
+    for (uint32_t i = 0; i < dev->info_.num_zones; ++i) {
+      const ZoneInfo& z = dev->zones_.zone(i);
+      const uint64_t end = z.start + z.size;
+      if (z.type == ZoneType::kConventional || z.write_pointer >= end) continue;
+      if (auto s = dev->backing_->Discard(z.write_pointer, end - z.write_pointer);
+          !s.ok()) {
+        return s;
+      }
+    }
   }
   return dev;
 }
@@ -182,6 +207,7 @@ absl::StatusOr<uint64_t> EmulatedDevice::Append(uint32_t zone,
                            absl::StrCat("append of ", src.size(), " bytes exceeds the limit of ",
                                         info_.max_append_bytes));
     }
+    if (auto s = CheckZoneTakesWrites(z); !s.ok()) return s;
     offset = z.write_pointer;
     if (auto s = WriteLocked(offset, src, ctx); !s.ok()) return s;
     done = ScheduleLocked({.op = IoOp::kWrite, .zone = zone, .offset = offset,
@@ -307,6 +333,7 @@ absl::StatusOr<uint64_t> EmulatedDevice::SimpleCopy(std::span<const CopyRange> s
       if (auto s = zones_.CheckRead(r.offset, r.length); !s.ok()) return s;
       total += r.length;
     }
+    if (auto s = CheckZoneTakesWrites(zones_.zone(dst_zone)); !s.ok()) return s;
     dst = zones_.zone(dst_zone).write_pointer;
     if (auto s = zones_.CheckWrite(dst, total); !s.ok()) return s;
     std::vector<uint8_t> data(total);

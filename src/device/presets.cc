@@ -145,7 +145,7 @@ std::vector<Preset> MakePresets() {
   // Media rates and seek curves solved from the published QD1 figures
   // (docs/emulator.md). 14 TB / 256 MiB zones as WD's HC620 reports.
   v.push_back(HmSmr("st14000nm0007", "Seagate ST14000NM0007", 52156, 224.5e6,
-                    224.5e6, 7'207'000, {"HHZS Table 1", 210.0, 210.0, 115.0}));
+                    224.5e6, 7'650'000, {"HHZS Table 1", 210.0, 210.0, 115.0}));
   // GearDB section 5: 180 MB/s read, 178 MB/s write (decimal MB), 163 IOPS.
   v.push_back(HmSmr("st13125nm007", "Seagate ST13125NM007", 48428, 182.6e6,
                     180.6e6, 3'162'000,

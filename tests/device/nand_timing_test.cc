@@ -198,7 +198,7 @@ TEST(NandTimingTest, NarrowZoneIsSlowerByLinkBoundFactorWhenLinkBound) {
 
 // ZnH2 Table 2: QLC pages L, CL, CU, U have their own read and program
 // latencies. A unit's page type is its page index on its die, modulo 4.
-class QlcPageTypeTest : public ::testing::Test {
+class NandTimingQlcTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::optional<Preset> p = FindPreset("znh2");
@@ -218,7 +218,7 @@ class QlcPageTypeTest : public ::testing::Test {
   uint64_t unit_ = 0;
 };
 
-TEST_F(QlcPageTypeTest, ReadsPayTheirPageTypesLatency) {
+TEST_F(NandTimingQlcTest, ReadsPayTheirPageTypesLatency) {
   const uint64_t xfer = static_cast<uint64_t>(unit_ * 1e9 / params_.channel_bytes_per_s);
   const uint64_t link = static_cast<uint64_t>(unit_ * 1e9 / params_.host_read_bytes_per_s);
   std::vector<uint64_t> latencies;
@@ -241,7 +241,7 @@ TEST_F(QlcPageTypeTest, ReadsPayTheirPageTypesLatency) {
             latencies[0]);
 }
 
-TEST_F(QlcPageTypeTest, ProgramsPayTheirPageTypesLatency) {
+TEST_F(NandTimingQlcTest, ProgramsPayTheirPageTypesLatency) {
   for (uint32_t type = 0; type < 4; ++type) {
     NandTiming t(params_, zone_size_);
     t.Schedule(Req(IoOp::kWrite, 0, DieZeroUnit(type), unit_, zone_size_, CellMode::kQlc), 0);
@@ -251,7 +251,7 @@ TEST_F(QlcPageTypeTest, ProgramsPayTheirPageTypesLatency) {
   EXPECT_LT(params_.qlc.program_ns[0], params_.qlc.program_ns[3]);
 }
 
-TEST_F(QlcPageTypeTest, SlcZonesHaveOneLatency) {
+TEST_F(NandTimingQlcTest, SlcZonesHaveOneLatency) {
   for (uint32_t type = 0; type < 4; ++type) {
     NandTiming t(params_, zone_size_);
     t.Schedule(Req(IoOp::kWrite, 0, DieZeroUnit(type), unit_, zone_size_, CellMode::kSlc), 0);

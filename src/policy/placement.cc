@@ -1,0 +1,54 @@
+#include "policy/placement.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace zonestack::policy {
+namespace {
+
+// Group 0 is the WAL's own; every other file is grouped by lifetime, so a
+// zone holds data that dies at about the same time (ZenFS's lifetime
+// placement, without its cross-lifetime matching).
+uint32_t LifetimeGroup(const FileHint& f) {
+  if (f.kind == FileKind::kWal) return 0;
+  if (f.kind == FileKind::kManifest || f.kind == FileKind::kOther) return 1;
+  return 2 + static_cast<uint32_t>(f.lifetime);
+}
+
+class LifetimePlacement : public PlacementPolicy {
+ public:
+  std::string name() const override { return "lifetime"; }
+  PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& devices) override {
+    PlacementDecision d;
+    for (uint32_t i = 0; i < devices.size(); ++i) d.devices.push_back(i);
+    d.group = LifetimeGroup(f);
+    return d;
+  }
+};
+
+// SSD first while it has room, then the HDDs, for every file.
+class HybridPlacement : public PlacementPolicy {
+ public:
+  std::string name() const override { return "hybrid"; }
+  PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& devices) override {
+    PlacementDecision d;
+    for (uint32_t i = 0; i < devices.size(); ++i) {
+      if (devices[i].is_ssd) d.devices.push_back(i);
+    }
+    for (uint32_t i = 0; i < devices.size(); ++i) {
+      if (!devices[i].is_ssd) d.devices.push_back(i);
+    }
+    d.group = LifetimeGroup(f);
+    return d;
+  }
+};
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<PlacementPolicy>> MakePlacementPolicy(const std::string& name) {
+  if (name == "lifetime") return std::make_shared<LifetimePlacement>();
+  if (name == "hybrid") return std::make_shared<HybridPlacement>();
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown placement policy '", name, "'; known: lifetime, hybrid"));
+}
+
+}  // namespace zonestack::policy

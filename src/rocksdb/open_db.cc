@@ -1,0 +1,111 @@
+#include "rocksdb/open_db.h"
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "rocksdb/config.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/env.h"
+#include "rocksdb/registration.h"
+#include "rocksdb/status_map.h"
+#include "rocksdb/utilities/stackable_db.h"
+#include "rocksdb/volume_registry.h"
+
+namespace zonestack::rocks {
+namespace {
+
+struct EnvHolder {
+  std::shared_ptr<rocksdb::Env> env;
+};
+
+// Base classes are destroyed in reverse order, so StackableDB (which
+// deletes the DB, closing it) goes before the Env the DB runs on.
+class OwningDb : private EnvHolder, public rocksdb::StackableDB {
+ public:
+  OwningDb(rocksdb::DB* db, std::shared_ptr<rocksdb::Env> env)
+      : EnvHolder{std::move(env)}, rocksdb::StackableDB(db) {}
+};
+
+bool IsUnknownOption(const rocksdb::Status& s) {
+  return s.IsInvalidArgument() && absl::StrContains(s.ToString(), "Could not find option");
+}
+
+}  // namespace
+
+absl::Status ApplyRocksDbOptions(const std::map<std::string, std::string>& values,
+                                 rocksdb::Options* options) {
+  rocksdb::ConfigOptions cfg;
+  cfg.ignore_unknown_options = false;
+  rocksdb::DBOptions db(*options);
+  rocksdb::ColumnFamilyOptions cf(*options);
+  // One at a time: RocksDB has no public call taking a map of both kinds,
+  // and this way an error names the option at fault.
+  for (const auto& [name, value] : values) {
+    const std::unordered_map<std::string, std::string> one{{name, value}};
+    rocksdb::DBOptions db_next;
+    const rocksdb::Status db_status = rocksdb::GetDBOptionsFromMap(cfg, db, one, &db_next);
+    if (db_status.ok()) {
+      db = db_next;
+      continue;
+    }
+    rocksdb::ColumnFamilyOptions cf_next;
+    const rocksdb::Status cf_status =
+        rocksdb::GetColumnFamilyOptionsFromMap(cfg, cf, one, &cf_next);
+    if (cf_status.ok()) {
+      cf = cf_next;
+      continue;
+    }
+    if (IsUnknownOption(db_status) && IsUnknownOption(cf_status)) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown RocksDB option '", name, "'"));
+    }
+    const rocksdb::Status& why = IsUnknownOption(db_status) ? cf_status : db_status;
+    return absl::InvalidArgumentError(
+        absl::StrCat("RocksDB option '", name, "' = '", value, "': ", why.ToString()));
+  }
+  *options = rocksdb::Options(db, cf);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<rocksdb::DB>> OpenDb(const std::string& config_path_or_uri,
+                                                    const std::string& db_path,
+                                                    rocksdb::Options base) {
+  if (db_path.empty() || db_path[0] != '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DB path '", db_path, "' must be an absolute zfs path, like /db"));
+  }
+  RegisterZoneStack();
+  const std::string uri = absl::StartsWith(config_path_or_uri, kUriScheme)
+                              ? config_path_or_uri
+                              : absl::StrCat(kUriScheme, config_path_or_uri);
+  auto config = ParseUri(uri);
+  if (!config.ok()) return config.status();
+  // Mount here to keep zfs's error codes; the factory below then reuses it.
+  auto volume = AcquireVolume(*config);
+  if (!volume.ok()) return volume.status();
+
+  rocksdb::Options options = std::move(base);
+  options.create_if_missing = true;
+  if (auto s = ApplyRocksDbOptions(config->rocksdb_options, &options); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(uri, ": ", s.message()));
+  }
+  rocksdb::ConfigOptions cfg;
+  cfg.ignore_unsupported_options = false;  // else an unregistered URI gives a null Env
+  if (options.env != nullptr) cfg.env = options.env;
+  rocksdb::Env* env = nullptr;
+  std::shared_ptr<rocksdb::Env> env_guard;
+  if (auto s = rocksdb::Env::CreateFromUri(cfg, "", uri, &env, &env_guard); !s.ok()) {
+    return ToAbslStatus(s);
+  }
+  options.env = env;
+
+  rocksdb::DB* db = nullptr;
+  if (auto s = rocksdb::DB::Open(options, db_path, &db); !s.ok()) {
+    absl::Status status = ToAbslStatus(s);
+    return absl::Status(status.code(), absl::StrCat("opening RocksDB at '", db_path, "' on ",
+                                                    uri, ": ", status.message()));
+  }
+  return std::unique_ptr<rocksdb::DB>(new OwningDb(db, std::move(env_guard)));
+}
+
+}  // namespace zonestack::rocks

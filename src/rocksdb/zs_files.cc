@@ -1,0 +1,153 @@
+#include "rocksdb/zs_files.h"
+
+#include <span>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "rocksdb/status_map.h"
+
+namespace zonestack::rocks {
+
+policy::FileHint HintForPath(const std::string& path) {
+  policy::FileHint hint;
+  hint.name = path;
+  const size_t slash = path.rfind('/');
+  const absl::string_view base =
+      absl::string_view(path).substr(slash == std::string::npos ? 0 : slash + 1);
+  if (absl::EndsWith(base, ".log")) {
+    hint.kind = policy::FileKind::kWal;
+  } else if (absl::EndsWith(base, ".sst")) {
+    hint.kind = policy::FileKind::kSst;
+  } else if (absl::StartsWith(base, "MANIFEST-")) {
+    hint.kind = policy::FileKind::kManifest;
+  }
+  return hint;
+}
+
+policy::Lifetime ToLifetime(rocksdb::Env::WriteLifeTimeHint hint) {
+  const int value = static_cast<int>(hint);
+  if (value < 0 || value > static_cast<int>(policy::Lifetime::kExtreme)) {
+    return policy::Lifetime::kNotSet;
+  }
+  return static_cast<policy::Lifetime>(value);
+}
+
+// ---- ZsWritableFile ----
+
+ZsWritableFile::ZsWritableFile(std::shared_ptr<zfs::Volume> volume, std::string path,
+                               policy::FileHint hint, std::unique_ptr<zfs::WritableFile> file,
+                               const rocksdb::FileOptions& options)
+    : rocksdb::FSWritableFile(options),
+      volume_(std::move(volume)),
+      path_(std::move(path)),
+      hint_(std::move(hint)),
+      file_(std::move(file)) {}
+
+ZsWritableFile::~ZsWritableFile() {
+  // RocksDB closes its files; this only covers error paths that drop one.
+  if (!closed_) file_->Close().IgnoreError();
+}
+
+rocksdb::IOStatus ZsWritableFile::Append(const rocksdb::Slice& data,
+                                         const rocksdb::IOOptions& /*options*/,
+                                         rocksdb::IODebugContext* /*dbg*/) {
+  if (closed_) return rocksdb::IOStatus::IOError(path_, "append after close");
+  const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+  return ToIOStatus(file_->Append(std::span<const uint8_t>(bytes, data.size())), path_);
+}
+
+rocksdb::IOStatus ZsWritableFile::Flush(const rocksdb::IOOptions& /*options*/,
+                                        rocksdb::IODebugContext* /*dbg*/) {
+  return rocksdb::IOStatus::OK();
+}
+
+rocksdb::IOStatus ZsWritableFile::Sync(const rocksdb::IOOptions& /*options*/,
+                                       rocksdb::IODebugContext* /*dbg*/) {
+  if (closed_) return rocksdb::IOStatus::OK();  // Close synced it
+  return ToIOStatus(file_->Sync(), path_);
+}
+
+rocksdb::IOStatus ZsWritableFile::Fsync(const rocksdb::IOOptions& options,
+                                        rocksdb::IODebugContext* dbg) {
+  return Sync(options, dbg);
+}
+
+rocksdb::IOStatus ZsWritableFile::Close(const rocksdb::IOOptions& /*options*/,
+                                        rocksdb::IODebugContext* /*dbg*/) {
+  if (closed_) return rocksdb::IOStatus::OK();
+  closed_ = true;
+  return ToIOStatus(file_->Close(), path_);
+}
+
+uint64_t ZsWritableFile::GetFileSize(const rocksdb::IOOptions& /*options*/,
+                                     rocksdb::IODebugContext* /*dbg*/) {
+  return file_->size();
+}
+
+void ZsWritableFile::SetWriteLifeTimeHint(rocksdb::Env::WriteLifeTimeHint hint) {
+  rocksdb::FSWritableFile::SetWriteLifeTimeHint(hint);
+  const policy::Lifetime lifetime = ToLifetime(hint);
+  if (lifetime == hint_.lifetime) return;
+  hint_.lifetime = lifetime;
+  // A hint is advice: placement falls back to the creation-time hint if
+  // zfs cannot take it, and RocksDB gives this call no way to fail.
+  volume_->SetHint(path_, hint_).IgnoreError();
+}
+
+// ---- ZsRandomAccessFile ----
+
+ZsRandomAccessFile::ZsRandomAccessFile(std::shared_ptr<zfs::Volume> volume, std::string path,
+                                       std::unique_ptr<zfs::ReadableFile> file)
+    : volume_(std::move(volume)), path_(std::move(path)), file_(std::move(file)) {}
+
+rocksdb::IOStatus ZsRandomAccessFile::Read(uint64_t offset, size_t n,
+                                           const rocksdb::IOOptions& /*options*/,
+                                           rocksdb::Slice* result, char* scratch,
+                                           rocksdb::IODebugContext* /*dbg*/) const {
+  auto count = file_->Read(offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(scratch), n));
+  if (!count.ok()) {
+    *result = rocksdb::Slice();
+    return ToIOStatus(count.status(), path_);
+  }
+  *result = rocksdb::Slice(scratch, *count);
+  return rocksdb::IOStatus::OK();
+}
+
+// ---- ZsSequentialFile ----
+
+ZsSequentialFile::ZsSequentialFile(std::shared_ptr<zfs::Volume> volume, std::string path,
+                                   std::unique_ptr<zfs::ReadableFile> file)
+    : volume_(std::move(volume)), path_(std::move(path)), file_(std::move(file)) {}
+
+rocksdb::IOStatus ZsSequentialFile::ReadAt(uint64_t offset, size_t n, rocksdb::Slice* result,
+                                           char* scratch) const {
+  *result = rocksdb::Slice();
+  if (offset >= file_->size() || n == 0) return rocksdb::IOStatus::OK();
+  auto count = file_->Read(offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(scratch), n));
+  if (!count.ok()) return ToIOStatus(count.status(), path_);
+  *result = rocksdb::Slice(scratch, *count);
+  return rocksdb::IOStatus::OK();
+}
+
+rocksdb::IOStatus ZsSequentialFile::Read(size_t n, const rocksdb::IOOptions& /*options*/,
+                                         rocksdb::Slice* result, char* scratch,
+                                         rocksdb::IODebugContext* /*dbg*/) {
+  rocksdb::IOStatus s = ReadAt(position_, n, result, scratch);
+  if (s.ok()) position_ += result->size();
+  return s;
+}
+
+rocksdb::IOStatus ZsSequentialFile::Skip(uint64_t n) {
+  const uint64_t size = file_->size();
+  position_ = (position_ >= size || n >= size - position_) ? size : position_ + n;
+  return rocksdb::IOStatus::OK();
+}
+
+rocksdb::IOStatus ZsSequentialFile::PositionedRead(uint64_t offset, size_t n,
+                                                   const rocksdb::IOOptions& /*options*/,
+                                                   rocksdb::Slice* result, char* scratch,
+                                                   rocksdb::IODebugContext* /*dbg*/) {
+  return ReadAt(offset, n, result, scratch);
+}
+
+}  // namespace zonestack::rocks

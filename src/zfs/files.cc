@@ -1,0 +1,250 @@
+// Writable and readable files. A writer buffers until a block fills (or a
+// sync pads the tail), appends into a zone it leases, and records each
+// write as an extent; a reader finds extents by binary search.
+#include "zfs/files.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "zfs/volume_impl.h"
+
+namespace zonestack::zfs {
+namespace {
+
+using device::IoClass;
+using device::IoContext;
+
+// Writes go to the device in pieces of this size at most, so a large append
+// does not hold one zone's worth of data in memory.
+constexpr size_t kWriteBatch = 1 << 20;
+
+IoContext WriteContext(const policy::FileHint& h) {
+  switch (h.kind) {
+    case policy::FileKind::kWal: return {IoClass::kWal};
+    case policy::FileKind::kSst: return {h.level == 0 ? IoClass::kFlush : IoClass::kCompaction};
+    default: return {IoClass::kMetadata};
+  }
+}
+
+class ZoneWritableFile : public WritableFile {
+ public:
+  ZoneWritableFile(VolumeImpl* vol, std::shared_ptr<FileMeta> file)
+      : vol_(vol), file_(std::move(file)) {}
+  ~ZoneWritableFile() override { (void)Close(); }
+
+  absl::Status Append(std::span<const uint8_t> data) override {
+    if (closed_) return absl::FailedPreconditionError("append to a closed file");
+    buf_.insert(buf_.end(), data.begin(), data.end());
+    size_ += data.size();
+    if (buf_.size() >= kWriteBatch) return WriteOut(/*pad=*/false);
+    return absl::OkStatus();
+  }
+
+  absl::Status Sync() override {
+    if (closed_) return absl::OkStatus();
+    if (auto s = WriteOut(/*pad=*/true); !s.ok()) return s;
+    return vol_->SyncFile(*file_);
+  }
+
+  absl::Status Close() override {
+    if (closed_) return absl::OkStatus();
+    absl::Status s = Sync();
+    if (lease_.valid()) vol_->ReleaseZone(lease_);
+    lease_ = {};
+    vol_->CloseWriter(*file_);
+    closed_ = true;
+    return s;
+  }
+
+  uint64_t size() const override { return size_; }
+
+ private:
+  // Writes the whole blocks of the buffer, and with `pad` the partial tail
+  // too, padded with zeroes (the next write then starts a new extent).
+  absl::Status WriteOut(bool pad) {
+    while (!buf_.empty()) {
+      if (!lease_.valid() || lease_.next >= lease_.end) {
+        if (lease_.valid()) vol_->ReleaseZone(lease_);
+        lease_ = {};
+        auto lease = vol_->AcquireZone(*file_);
+        if (!lease.ok()) return lease.status();
+        lease_ = *lease;
+      }
+      const uint64_t bs = vol_->block_size(lease_.device);
+      uint64_t n = std::min<uint64_t>({buf_.size(), lease_.end - lease_.next, kWriteBatch});
+      if (n % bs != 0 && n == buf_.size() && !pad) n = n / bs * bs;
+      if (n == 0) return absl::OkStatus();
+      const uint64_t physical = (n + bs - 1) / bs * bs;
+      if (physical != n) buf_.resize(buf_.size() + (physical - n), 0);
+      if (auto s = vol_->device(lease_.device)->Write(
+              lease_.next, std::span(buf_).first(physical), WriteContext(file_->hint));
+          !s.ok()) {
+        if (physical != n) buf_.resize(buf_.size() - (physical - n));
+        return s;
+      }
+      vol_->AddExtent(*file_, lease_, lease_.next, n);
+      lease_.next += physical;
+      buf_.erase(buf_.begin(), buf_.begin() + physical);
+    }
+    return absl::OkStatus();
+  }
+
+  VolumeImpl* vol_;
+  std::shared_ptr<FileMeta> file_;
+  std::vector<uint8_t> buf_;
+  Lease lease_;
+  uint64_t size_ = file_->size.load();
+  bool closed_ = false;
+};
+
+class ZoneReadableFile : public ReadableFile {
+ public:
+  ZoneReadableFile(VolumeImpl* vol, std::shared_ptr<FileMeta> file)
+      : vol_(vol), file_(std::move(file)) {}
+  ~ZoneReadableFile() override { vol_->CloseReader(*file_); }
+
+  absl::StatusOr<size_t> Read(uint64_t offset, std::span<uint8_t> dst) const override {
+    absl::ReaderMutexLock fl(&file_->mu);
+    const uint64_t size = file_->ends.empty() ? 0 : file_->ends.back();
+    if (offset >= size) return 0;
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(dst.size(), size - offset));
+    size_t done = 0;
+    size_t i = std::upper_bound(file_->ends.begin(), file_->ends.end(), offset) -
+               file_->ends.begin();
+    while (done < want) {
+      const Extent& x = file_->extents[i];
+      const uint64_t ext_start = file_->ends[i] - x.length;
+      const uint64_t in_ext = offset + done - ext_start;
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(want - done, x.length - in_ext));
+      if (auto s = ReadDevice(x.device, x.offset + in_ext, dst.subspan(done, n)); !s.ok()) {
+        return s;
+      }
+      done += n;
+      ++i;
+    }
+    return done;
+  }
+
+  uint64_t size() const override { return file_->size.load(); }
+
+ private:
+  // Device reads are block-aligned: read the covering blocks when the
+  // request is not.
+  absl::Status ReadDevice(uint32_t device, uint64_t offset, std::span<uint8_t> dst) const {
+    const uint64_t bs = vol_->block_size(device);
+    const uint64_t start = offset / bs * bs;
+    const uint64_t end = (offset + dst.size() + bs - 1) / bs * bs;
+    const IoContext ctx{IoClass::kUserRead};
+    if (start == offset && end == offset + dst.size()) {
+      return vol_->device(device)->Read(offset, dst, ctx);
+    }
+    std::vector<uint8_t> tmp(end - start);
+    if (auto s = vol_->device(device)->Read(start, tmp, ctx); !s.ok()) return s;
+    std::memcpy(dst.data(), tmp.data() + (offset - start), dst.size());
+    return absl::OkStatus();
+  }
+
+  VolumeImpl* vol_;
+  std::shared_ptr<FileMeta> file_;
+};
+
+}  // namespace
+
+std::unique_ptr<WritableFile> NewWritableFile(VolumeImpl* volume, std::shared_ptr<FileMeta> file) {
+  return std::make_unique<ZoneWritableFile>(volume, std::move(file));
+}
+
+std::unique_ptr<ReadableFile> NewReadableFile(VolumeImpl* volume, std::shared_ptr<FileMeta> file) {
+  return std::make_unique<ZoneReadableFile>(volume, std::move(file));
+}
+
+// ---------------------------------------------------------------- VolumeImpl
+
+void VolumeImpl::AddExtent(FileMeta& file, const Lease& lease, uint64_t offset,
+                           uint64_t length) {
+  absl::MutexLock lock(&mu_);
+  const Extent x{lease.device, offset, length};
+  AddValid(x);
+  ZoneUse& z = members_[lease.device].zones[lease.zone];
+  z.last_write_us = NowMicros();
+  absl::MutexLock fl(&file.mu);
+  AppendExtent(file.extents, x);
+  if (file.ends.size() == file.extents.size()) {
+    file.ends.back() += length;  // merged into the last extent
+  } else {
+    file.ends.push_back((file.ends.empty() ? 0 : file.ends.back()) + length);
+  }
+  file.size += length;
+}
+
+absl::Status VolumeImpl::SyncFile(FileMeta& file) {
+  // Data first: every device holding unsynced extents is flushed before the
+  // record that makes them part of the file.
+  std::vector<Extent> fresh;
+  {
+    absl::MutexLock lock(&mu_);
+    absl::ReaderMutexLock fl(&file.mu);
+    if (file.extents.size() == file.persisted_extents &&
+        (file.extents.empty() || file.extents.back().length == file.persisted_last_len)) {
+      return absl::OkStatus();  // nothing new
+    }
+    if (file.persisted_extents > 0) {
+      const Extent& last = file.extents[file.persisted_extents - 1];
+      if (last.length > file.persisted_last_len) {
+        fresh.push_back({last.device, last.offset + file.persisted_last_len,
+                         last.length - file.persisted_last_len});
+      }
+    }
+    fresh.insert(fresh.end(), file.extents.begin() + file.persisted_extents, file.extents.end());
+  }
+  std::set<uint32_t> devices;
+  for (const Extent& x : fresh) devices.insert(x.device);
+  for (uint32_t d : devices) {
+    if (auto s = members_[d].dev->Flush({IoClass::kWal}); !s.ok()) return s;
+  }
+  // Only this file's writer appends to it, and relocation skips files open
+  // for writing, so the extents are as they were above.
+  absl::MutexLock lock(&mu_);
+  if (file.deleted) return absl::OkStatus();
+  FileRecord rec;
+  {
+    absl::ReaderMutexLock fl(&file.mu);
+    rec.size = file.ends.empty() ? 0 : file.ends.back();
+  }
+  rec.id = file.id;
+  rec.mtime_us = NowMicros();
+  rec.kind = file.hint.kind;
+  rec.lifetime = file.hint.lifetime;
+  rec.level = file.hint.level;
+  rec.extents = std::move(fresh);
+  if (auto s = Commit({{.type = OpType::kAppendFile, .file = rec}}); !s.ok()) return s;
+  file.mtime_us = rec.mtime_us;
+  absl::ReaderMutexLock fl(&file.mu);
+  file.persisted_extents = file.extents.size();
+  file.persisted_last_len = file.extents.empty() ? 0 : file.extents.back().length;
+  file.persisted_size = rec.size;
+  return absl::OkStatus();
+}
+
+void VolumeImpl::CloseWriter(FileMeta& file) {
+  absl::MutexLock lock(&mu_);
+  file.writer_open = false;
+  if (file.deleted && file.readers == 0) {
+    absl::ReaderMutexLock fl(&file.mu);
+    ReleaseExtents(file.extents);
+    ResetDeadZones();
+  }
+}
+
+void VolumeImpl::CloseReader(FileMeta& file) {
+  absl::MutexLock lock(&mu_);
+  --file.readers;
+  if (file.deleted && file.readers == 0 && !file.writer_open) {
+    absl::ReaderMutexLock fl(&file.mu);
+    ReleaseExtents(file.extents);
+    ResetDeadZones();
+  }
+}
+
+}  // namespace zonestack::zfs

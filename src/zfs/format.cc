@@ -1,0 +1,331 @@
+#include "zfs/format.h"
+
+#include <xxhash.h>
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace zonestack::zfs {
+namespace {
+
+constexpr char kLabelMagic[8] = {'Z', 'S', 'V', 'O', 'L', 'U', 'M', '1'};
+constexpr char kLogMagic[8] = {'Z', 'S', 'M', 'E', 'T', 'A', 'L', '1'};
+constexpr uint32_t kFormatVersion = 1;
+// Bounds that keep a corrupt length from allocating the world.
+constexpr uint32_t kMaxCount = 1u << 24;
+
+// Little-endian (host order on every platform we build for) encoder.
+class Encoder {
+ public:
+  void U8(uint8_t v) { out_.push_back(v); }
+  void U32(uint32_t v) { Raw(&v, sizeof v); }
+  void U64(uint64_t v) { Raw(&v, sizeof v); }
+  void Str(const std::string& s) {
+    U32(static_cast<uint32_t>(s.size()));
+    Raw(s.data(), s.size());
+  }
+  void Raw(const void* p, size_t n) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    out_.insert(out_.end(), b, b + n);
+  }
+  std::vector<uint8_t>& out() { return out_; }
+
+ private:
+  std::vector<uint8_t> out_;
+};
+
+class Decoder {
+ public:
+  Decoder(const uint8_t* p, size_t n) : p_(p), end_(p + n) {}
+  bool ok() const { return ok_; }
+  uint8_t U8() {
+    uint8_t v = 0;
+    Raw(&v, 1);
+    return v;
+  }
+  uint32_t U32() {
+    uint32_t v = 0;
+    Raw(&v, sizeof v);
+    return v;
+  }
+  uint64_t U64() {
+    uint64_t v = 0;
+    Raw(&v, sizeof v);
+    return v;
+  }
+  std::string Str() {
+    const uint32_t n = U32();
+    if (!ok_ || n > static_cast<size_t>(end_ - p_)) {
+      ok_ = false;
+      return {};
+    }
+    std::string s(reinterpret_cast<const char*>(p_), n);
+    p_ += n;
+    return s;
+  }
+  uint32_t Count() {
+    const uint32_t n = U32();
+    if (n > kMaxCount) ok_ = false;
+    return ok_ ? n : 0;
+  }
+  void Raw(void* dst, size_t n) {
+    if (!ok_ || n > static_cast<size_t>(end_ - p_)) {
+      ok_ = false;
+      std::memset(dst, 0, n);
+      return;
+    }
+    std::memcpy(dst, p_, n);
+    p_ += n;
+  }
+  bool AtEnd() const { return p_ == end_; }
+
+ private:
+  const uint8_t* p_;
+  const uint8_t* end_;
+  bool ok_ = true;
+};
+
+uint32_t Checksum(const uint8_t* p, size_t n) { return XXH32(p, n, 0x5a53); }
+
+// A block: magic, payload length, payload, checksum over all of it.
+std::vector<uint8_t> SealBlock(const char (&magic)[8], Encoder& payload, uint32_t block_size) {
+  Encoder e;
+  e.Raw(magic, 8);
+  e.U32(kFormatVersion);
+  e.U32(static_cast<uint32_t>(payload.out().size()));
+  e.Raw(payload.out().data(), payload.out().size());
+  e.U32(Checksum(e.out().data(), e.out().size()));
+  std::vector<uint8_t> block = std::move(e.out());
+  block.resize((block.size() + block_size - 1) / block_size * block_size, 0);
+  return block;
+}
+
+absl::StatusOr<Decoder> OpenBlock(const char (&magic)[8], const std::vector<uint8_t>& block,
+                                  const char* what) {
+  if (block.size() < 20 || std::memcmp(block.data(), magic, 8) != 0) {
+    return absl::NotFoundError(absl::StrCat("no ZoneStack ", what, " (bad magic)"));
+  }
+  Decoder d(block.data() + 8, block.size() - 8);
+  const uint32_t version = d.U32();
+  const uint32_t len = d.U32();
+  if (version != kFormatVersion) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(what, " has format version ", version, ", this build reads ", kFormatVersion));
+  }
+  if (len > block.size() - 20) return absl::DataLossError(absl::StrCat("corrupt ", what));
+  uint32_t stored;
+  std::memcpy(&stored, block.data() + 16 + len, 4);
+  if (stored != Checksum(block.data(), 16 + len)) {
+    return absl::DataLossError(absl::StrCat(what, " checksum mismatch"));
+  }
+  return Decoder(block.data() + 16, len);
+}
+
+void EncodeFile(Encoder& e, const FileRecord& f) {
+  e.U64(f.id);
+  e.U32(static_cast<uint32_t>(f.names.size()));
+  for (const std::string& n : f.names) e.Str(n);
+  e.U64(f.size);
+  e.U64(f.mtime_us);
+  e.U8(static_cast<uint8_t>(f.kind));
+  e.U8(static_cast<uint8_t>(f.lifetime));
+  e.U32(static_cast<uint32_t>(f.level));
+  e.U32(static_cast<uint32_t>(f.extents.size()));
+  for (const Extent& x : f.extents) {
+    e.U32(x.device);
+    e.U64(x.offset);
+    e.U64(x.length);
+  }
+}
+
+FileRecord DecodeFile(Decoder& d) {
+  FileRecord f;
+  f.id = d.U64();
+  for (uint32_t i = 0, n = d.Count(); i < n && d.ok(); ++i) f.names.push_back(d.Str());
+  f.size = d.U64();
+  f.mtime_us = d.U64();
+  f.kind = static_cast<policy::FileKind>(d.U8());
+  f.lifetime = static_cast<policy::Lifetime>(d.U8());
+  f.level = static_cast<int32_t>(d.U32());
+  for (uint32_t i = 0, n = d.Count(); i < n && d.ok(); ++i) {
+    Extent x;
+    x.device = d.U32();
+    x.offset = d.U64();
+    x.length = d.U64();
+    f.extents.push_back(x);
+  }
+  return f;
+}
+
+}  // namespace
+
+std::string FormatVolumeId(const VolumeId& id) {
+  std::string s;
+  for (size_t i = 0; i < id.size(); ++i) {
+    absl::StrAppend(&s, absl::Hex(id[i], absl::kZeroPad2));
+    if (i == 3 || i == 5 || i == 7 || i == 9) s += '-';
+  }
+  return s;
+}
+
+std::vector<uint8_t> EncodeLabel(const Label& l, uint32_t block_size) {
+  Encoder e;
+  e.Raw(l.volume_id.data(), l.volume_id.size());
+  e.U32(l.member_index);
+  e.U32(l.meta_device);
+  e.U32(static_cast<uint32_t>(l.meta_zones.size()));
+  for (uint32_t z : l.meta_zones) e.U32(z);
+  e.U32(static_cast<uint32_t>(l.members.size()));
+  for (const MemberGeometry& m : l.members) {
+    e.U64(m.zone_size);
+    e.U32(m.num_zones);
+    e.U32(m.block_size);
+  }
+  return SealBlock(kLabelMagic, e, block_size);
+}
+
+absl::StatusOr<Label> DecodeLabel(const std::vector<uint8_t>& block) {
+  auto d = OpenBlock(kLabelMagic, block, "volume label");
+  if (!d.ok()) return d.status();
+  Label l;
+  d->Raw(l.volume_id.data(), l.volume_id.size());
+  l.member_index = d->U32();
+  l.meta_device = d->U32();
+  for (uint32_t i = 0, n = d->Count(); i < n && d->ok(); ++i) l.meta_zones.push_back(d->U32());
+  for (uint32_t i = 0, n = d->Count(); i < n && d->ok(); ++i) {
+    MemberGeometry m;
+    m.zone_size = d->U64();
+    m.num_zones = d->U32();
+    m.block_size = d->U32();
+    l.members.push_back(m);
+  }
+  if (!d->ok()) return absl::DataLossError("corrupt volume label");
+  return l;
+}
+
+std::vector<uint8_t> EncodeLogZoneHeader(const LogZoneHeader& h, uint32_t block_size) {
+  Encoder e;
+  e.Raw(h.volume_id.data(), h.volume_id.size());
+  e.U64(h.sequence);
+  return SealBlock(kLogMagic, e, block_size);
+}
+
+absl::StatusOr<LogZoneHeader> DecodeLogZoneHeader(const std::vector<uint8_t>& block) {
+  auto d = OpenBlock(kLogMagic, block, "metadata zone header");
+  if (!d.ok()) return d.status();
+  LogZoneHeader h;
+  d->Raw(h.volume_id.data(), h.volume_id.size());
+  h.sequence = d->U64();
+  if (!d->ok()) return absl::DataLossError("corrupt metadata zone header");
+  return h;
+}
+
+std::vector<uint8_t> EncodeRecord(const Record& r) {
+  Encoder body;
+  body.U8(static_cast<uint8_t>(r.type));
+  body.U32(static_cast<uint32_t>(r.ops.size()));
+  for (const Op& op : r.ops) {
+    body.U8(static_cast<uint8_t>(op.type));
+    switch (op.type) {
+      case OpType::kPutFile:
+      case OpType::kAppendFile:
+        EncodeFile(body, op.file);
+        break;
+      case OpType::kDeleteFile:
+        body.U64(op.id);
+        break;
+      case OpType::kPutDir:
+      case OpType::kDeleteDir:
+        body.Str(op.path);
+        break;
+      case OpType::kSetZoneGroup:
+        body.U32(op.device);
+        body.U32(op.zone);
+        body.U32(op.group);
+        break;
+    }
+  }
+  Encoder e;
+  e.U32(static_cast<uint32_t>(body.out().size()));
+  e.U32(Checksum(body.out().data(), body.out().size()));
+  e.Raw(body.out().data(), body.out().size());
+  return std::move(e.out());
+}
+
+absl::StatusOr<std::pair<Record, size_t>> DecodeRecord(const uint8_t* bytes, size_t size) {
+  if (size < kRecordHeaderBytes) return absl::NotFoundError("end of log");
+  uint32_t len, sum;
+  std::memcpy(&len, bytes, 4);
+  std::memcpy(&sum, bytes + 4, 4);
+  if (len == 0 && sum == 0) return absl::NotFoundError("end of log");
+  if (len > size - kRecordHeaderBytes) {
+    return absl::DataLossError(absl::StrCat("record of ", len, " bytes overruns the log"));
+  }
+  const uint8_t* body = bytes + kRecordHeaderBytes;
+  if (Checksum(body, len) != sum) return absl::DataLossError("record checksum mismatch");
+  Decoder d(body, len);
+  Record r;
+  r.type = static_cast<RecordType>(d.U8());
+  if (r.type != RecordType::kSnapshot && r.type != RecordType::kOps) {
+    return absl::DataLossError("unknown record type");
+  }
+  for (uint32_t i = 0, n = d.Count(); i < n && d.ok(); ++i) {
+    Op op;
+    op.type = static_cast<OpType>(d.U8());
+    switch (op.type) {
+      case OpType::kPutFile:
+      case OpType::kAppendFile:
+        op.file = DecodeFile(d);
+        break;
+      case OpType::kDeleteFile:
+        op.id = d.U64();
+        break;
+      case OpType::kPutDir:
+      case OpType::kDeleteDir:
+        op.path = d.Str();
+        break;
+      case OpType::kSetZoneGroup:
+        op.device = d.U32();
+        op.zone = d.U32();
+        op.group = d.U32();
+        break;
+      default:
+        return absl::DataLossError("unknown operation in record");
+    }
+    r.ops.push_back(std::move(op));
+  }
+  if (!d.ok() || !d.AtEnd()) return absl::DataLossError("malformed record");
+  return std::make_pair(std::move(r), kRecordHeaderBytes + len);
+}
+
+std::string DescribeOp(const Op& op) {
+  auto extents = [](const FileRecord& f) {
+    std::vector<std::string> parts;
+    for (const Extent& x : f.extents) {
+      parts.push_back(absl::StrCat("d", x.device, "@", x.offset, "+", x.length));
+    }
+    return absl::StrJoin(parts, ",");
+  };
+  switch (op.type) {
+    case OpType::kPutFile:
+      return absl::StrCat("put-file id=", op.file.id, " names=", absl::StrJoin(op.file.names, "|"),
+                          " size=", op.file.size, " level=", op.file.level, " extents=[",
+                          extents(op.file), "]");
+    case OpType::kAppendFile:
+      return absl::StrCat("append-file id=", op.file.id, " size=", op.file.size, " extents+=[",
+                          extents(op.file), "]");
+    case OpType::kDeleteFile:
+      return absl::StrCat("delete-file id=", op.id);
+    case OpType::kPutDir:
+      return absl::StrCat("put-dir ", op.path);
+    case OpType::kDeleteDir:
+      return absl::StrCat("delete-dir ", op.path);
+    case OpType::kSetZoneGroup:
+      return absl::StrCat("zone-group device=", op.device, " zone=", op.zone, " group=", op.group);
+  }
+  return "?";
+}
+
+}  // namespace zonestack::zfs

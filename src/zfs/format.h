@@ -1,0 +1,103 @@
+// zfs on-disk format (docs/format.md): the device label, the metadata log
+// zone header, log records and the operations they carry.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "policy/placement.h"
+
+namespace zonestack::zfs {
+
+using VolumeId = std::array<uint8_t, 16>;
+std::string FormatVolumeId(const VolumeId& id);
+
+// One extent: `length` bytes of file data at `offset` on `device`. It
+// occupies length rounded up to the block size; it never spans zones.
+struct Extent {
+  uint32_t device = 0;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  bool operator==(const Extent&) const = default;
+};
+
+// Geometry of one member device, recorded so a mount can tell a missing or
+// swapped member from a foreign device.
+struct MemberGeometry {
+  uint64_t zone_size = 0;
+  uint32_t num_zones = 0;
+  uint32_t block_size = 0;
+  bool operator==(const MemberGeometry&) const = default;
+};
+
+// Written in one block at the start of each member's label zone.
+struct Label {
+  VolumeId volume_id{};
+  uint32_t member_index = 0;
+  uint32_t meta_device = 0;
+  std::vector<uint32_t> meta_zones;   // on the metadata device
+  std::vector<MemberGeometry> members;
+};
+
+// The first block of each metadata zone.
+struct LogZoneHeader {
+  VolumeId volume_id{};
+  uint64_t sequence = 0;  // grows with each roll; the newest zone wins
+};
+
+enum class OpType : uint8_t {
+  kPutFile = 1,     // a whole file record (create, rename, relocation)
+  kAppendFile = 2,  // new size and mtime, extents appended since last time
+  kDeleteFile = 3,
+  kPutDir = 4,
+  kDeleteDir = 5,
+  kSetZoneGroup = 6,  // a data zone was given to a placement group
+};
+
+struct FileRecord {
+  uint64_t id = 0;
+  std::vector<std::string> names;  // paths; more than one with hard links
+  uint64_t size = 0;
+  uint64_t mtime_us = 0;
+  policy::FileKind kind = policy::FileKind::kOther;
+  policy::Lifetime lifetime = policy::Lifetime::kNotSet;
+  int32_t level = -1;
+  std::vector<Extent> extents;
+};
+
+struct Op {
+  OpType type = OpType::kPutFile;
+  FileRecord file;   // kPutFile, kAppendFile (id, size, mtime, extents)
+  uint64_t id = 0;   // kDeleteFile
+  std::string path;  // kPutDir, kDeleteDir
+  uint32_t device = 0, zone = 0, group = 0;  // kSetZoneGroup
+};
+
+enum class RecordType : uint8_t { kSnapshot = 1, kOps = 2 };
+
+struct Record {
+  RecordType type = RecordType::kOps;
+  std::vector<Op> ops;
+};
+
+// Block-aligned encodings; decoders reject anything malformed.
+std::vector<uint8_t> EncodeLabel(const Label& label, uint32_t block_size);
+absl::StatusOr<Label> DecodeLabel(const std::vector<uint8_t>& block);
+std::vector<uint8_t> EncodeLogZoneHeader(const LogZoneHeader& h, uint32_t block_size);
+absl::StatusOr<LogZoneHeader> DecodeLogZoneHeader(const std::vector<uint8_t>& block);
+
+// A record is [u32 body length][u32 checksum of body][body], padded with
+// zeroes to the block size by the writer.
+std::vector<uint8_t> EncodeRecord(const Record& record);
+constexpr size_t kRecordHeaderBytes = 8;
+// Decodes the record at the start of `bytes`: kNotFound for a zero header
+// (no more records), kDataLoss for a torn or corrupt one, else the record
+// and its encoded length.
+absl::StatusOr<std::pair<Record, size_t>> DecodeRecord(const uint8_t* bytes, size_t size);
+
+std::string DescribeOp(const Op& op);
+
+}  // namespace zonestack::zfs

@@ -1,0 +1,159 @@
+// Read-only views of a volume for zsctl and tests, and the consistency
+// check (fsck).
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "zfs/volume_impl.h"
+
+namespace zonestack::zfs {
+
+std::vector<DeviceSpace> VolumeImpl::Space() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<DeviceSpace> out;
+  for (const Member& m : members_) {
+    DeviceSpace s;
+    s.name = m.info.name;
+    s.zones = m.info.num_zones;
+    s.empty_zones = static_cast<uint32_t>(m.empty.size());
+    for (const ZoneUse& z : m.zones) {
+      if (z.role != ZoneRole::kData && z.role != ZoneRole::kFree) continue;
+      ++s.data_zones;
+      s.capacity_bytes += z.capacity;
+      s.valid_bytes += z.valid;
+      s.written_bytes += z.written;
+    }
+    s.free_bytes = m.empty.size() * m.info.zone_capacity;
+    for (uint32_t z : m.partial) s.free_bytes += m.zones[z].capacity - m.zones[z].written;
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<ZoneReport> VolumeImpl::Zones() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<ZoneReport> out;
+  for (uint32_t d = 0; d < members_.size(); ++d) {
+    auto zones = members_[d].dev->ReportZones(0, members_[d].info.num_zones);
+    if (!zones.ok()) continue;
+    for (const device::ZoneInfo& zi : *zones) {
+      const ZoneUse& z = members_[d].zones[zi.index];
+      out.push_back({d, zi, z.role, z.group, z.valid, z.written});
+    }
+  }
+  return out;
+}
+
+std::vector<FileInfo> VolumeImpl::Files() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<FileInfo> out;
+  for (const auto& [id, f] : files_) {
+    FileInfo info;
+    info.id = id;
+    info.names = f->names;
+    info.size = f->size.load();
+    info.hint = f->hint;
+    absl::ReaderMutexLock fl(&f->mu);
+    for (const Extent& x : f->extents) {
+      info.extents.push_back({x.device, ZoneOf(x), x.offset, x.length});
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+std::vector<std::string> VolumeImpl::Check() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> problems;
+  auto problem = [&](auto&&... parts) { problems.push_back(absl::StrCat(parts...)); };
+  // Expected valid bytes per zone, and every extent by position.
+  std::vector<std::vector<uint64_t>> valid(members_.size());
+  struct Placed {
+    uint64_t start, end, file;
+  };
+  std::vector<std::vector<Placed>> placed(members_.size());
+  for (uint32_t d = 0; d < members_.size(); ++d) valid[d].resize(members_[d].zones.size());
+  for (const auto& [name, id] : names_) {
+    if (!files_.contains(id)) problem("name ", name, " refers to missing file ", id);
+    if (!dirs_.contains(ParentDir(name)) && ParentDir(name) != "/") {
+      problem("file ", name, " is in missing directory ", ParentDir(name));
+    }
+  }
+  for (const auto& [id, f] : files_) {
+    const std::string name = f->names.empty() ? absl::StrCat("#", id) : f->names[0];
+    if (f->names.empty()) problem("file #", id, " has no name");
+    absl::ReaderMutexLock fl(&f->mu);
+    uint64_t sum = 0;
+    for (const Extent& x : f->extents) {
+      sum += x.length;
+      if (x.device >= members_.size()) {
+        problem(name, ": extent on missing device ", x.device);
+        continue;
+      }
+      const Member& m = members_[x.device];
+      const uint32_t zone = ZoneOf(x);
+      if (zone >= m.zones.size()) {
+        problem(name, ": extent at ", x.offset, " beyond device ", x.device);
+        continue;
+      }
+      const ZoneUse& z = m.zones[zone];
+      const uint64_t in_zone = x.offset % m.info.zone_size;
+      if (z.role != ZoneRole::kData) {
+        problem(name, ": extent in device ", x.device, " zone ", zone, " which is not a data zone");
+      }
+      if (x.offset % m.info.block_size != 0) problem(name, ": unaligned extent at ", x.offset);
+      if (in_zone + Physical(x) > z.capacity) {
+        problem(name, ": extent at ", x.offset, " crosses the end of zone ", zone);
+      }
+      auto zi = m.dev->ReportZone(zone);
+      if (zi.ok() && x.offset + Physical(x) > zi->write_pointer &&
+          zi->state != device::ZoneState::kFull) {
+        problem(name, ": extent at device ", x.device, " offset ", x.offset, " ends beyond the ",
+                "write pointer ", zi->write_pointer, " of zone ", zone, " (data lost)");
+      }
+      valid[x.device][zone] += Physical(x);
+      placed[x.device].push_back({x.offset, x.offset + Physical(x), id});
+    }
+    if (sum != f->size.load()) {
+      problem(name, ": size ", f->size.load(), " but its extents hold ", sum, " bytes");
+    }
+  }
+  for (uint32_t d = 0; d < members_.size(); ++d) {
+    auto& p = placed[d];
+    std::sort(p.begin(), p.end(), [](const Placed& a, const Placed& b) { return a.start < b.start; });
+    for (size_t i = 1; i < p.size(); ++i) {
+      if (p[i].start < p[i - 1].end) {
+        problem("device ", d, ": extents of files #", p[i - 1].file, " and #", p[i].file,
+                " overlap at ", p[i].start);
+      }
+    }
+    const Member& m = members_[d];
+    for (uint32_t zone = 0; zone < m.zones.size(); ++zone) {
+      const ZoneUse& z = m.zones[zone];
+      // Deleted files still open for reading keep their zones' bytes valid.
+      if (z.valid < valid[d][zone]) {
+        problem("device ", d, " zone ", zone, ": accounted ", z.valid, " valid bytes, files hold ",
+                valid[d][zone]);
+      }
+      auto zi = m.dev->ReportZone(zone);
+      if (!zi.ok()) {
+        problem("device ", d, " zone ", zone, ": ", zi.status().message());
+        continue;
+      }
+      const uint64_t wp = zi->state == device::ZoneState::kFull ? zi->capacity
+                                                                : zi->write_pointer - zi->start;
+      if (z.role == ZoneRole::kData && !z.leased && wp != z.written &&
+          zi->type != device::ZoneType::kConventional) {
+        problem("device ", d, " zone ", zone, ": write pointer at ", wp, " but zfs counts ",
+                z.written, " bytes written");
+      }
+    }
+  }
+  return problems;
+}
+
+absl::StatusOr<std::vector<std::string>> VolumeImpl::DumpLog() const {
+  absl::MutexLock lock(&mu_);
+  return log_->Dump();
+}
+
+}  // namespace zonestack::zfs

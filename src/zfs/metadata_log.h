@@ -1,0 +1,63 @@
+// The metadata log: checksummed records appended to a metadata zone, which
+// starts with a header and a snapshot of the whole state. When the zone
+// fills, the log rolls to the other metadata zone: header, fresh snapshot,
+// then the old zone is reset. Mount replays the newest zone whose snapshot
+// is complete, up to the first torn or corrupt record.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "device/zoned_device.h"
+#include "zfs/format.h"
+
+namespace zonestack::zfs {
+
+// Not thread-safe: the volume serializes calls.
+class MetadataLog {
+ public:
+  using SnapshotFn = std::function<std::vector<Op>()>;
+
+  // Writes an empty log (sequence 1, empty snapshot) into zones[0] and
+  // resets the others.
+  static absl::Status Format(device::ZonedDevice* dev, const std::vector<uint32_t>& zones,
+                             const VolumeId& id);
+
+  struct Recovered {
+    std::unique_ptr<MetadataLog> log;
+    std::vector<Op> ops;      // the snapshot's, then every later record's
+    uint64_t records = 0;     // records replayed after the snapshot
+    bool torn_tail = false;   // replay stopped at a torn or corrupt record
+  };
+  // Finds the newest zone with a complete snapshot and replays it.
+  static absl::StatusOr<Recovered> Recover(device::ZonedDevice* dev,
+                                           const std::vector<uint32_t>& zones,
+                                           const VolumeId& id, bool read_only);
+
+  // Appends `ops` as one record and makes it durable. When the zone is
+  // full, rolls to a new zone whose snapshot is `snapshot()` (the state
+  // before `ops`).
+  absl::Status Append(const std::vector<Op>& ops, const SnapshotFn& snapshot);
+
+  // Every record of the current zone, described.
+  absl::StatusOr<std::vector<std::string>> Dump() const;
+
+  uint32_t active_zone() const { return zones_[active_]; }
+
+ private:
+  MetadataLog(device::ZonedDevice* dev, std::vector<uint32_t> zones, const VolumeId& id,
+              size_t active, uint64_t sequence, uint64_t write_offset);
+  absl::Status WriteRecord(const Record& r);
+  absl::Status Roll(const SnapshotFn& snapshot);
+
+  device::ZonedDevice* dev_;
+  std::vector<uint32_t> zones_;
+  VolumeId id_;
+  size_t active_;
+  uint64_t sequence_;
+  uint64_t write_offset_;  // device offset of the next record
+};
+
+}  // namespace zonestack::zfs

@@ -1,0 +1,165 @@
+// zfs: a zoned file system over one or more ZonedDevices. Files are lists
+// of extents, an extent lies in one zone of one device; metadata lives in a
+// log of checksummed records in metadata zones on the fastest device
+// (docs/format.md). Where data goes is asked of a PlacementPolicy.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "device/zoned_device.h"
+#include "policy/placement.h"
+
+namespace zonestack::zfs {
+
+class VolumeImpl;
+
+struct FormatOptions {
+  uint32_t metadata_zones = 2;  // on the metadata device; at least 2
+};
+
+struct MountOptions {
+  std::shared_ptr<policy::PlacementPolicy> placement;  // null = "lifetime"
+  // GC starts when a device's empty zones fall to this fraction of its data
+  // zones, and frees zones until they are back above it.
+  double gc_free_zone_threshold = 0.10;
+  bool gc_cost_benefit = false;  // false = greedy (least valid bytes first)
+  bool read_only = false;        // for inspection tools: no writes at all
+};
+
+struct FileStat {
+  uint64_t size = 0;
+  uint64_t mtime_us = 0;  // microseconds since the epoch
+  uint32_t links = 1;
+  bool is_dir = false;
+};
+
+struct ExtentInfo {
+  uint32_t device = 0;
+  uint32_t zone = 0;
+  uint64_t offset = 0;  // on the device
+  uint64_t length = 0;  // bytes of file data
+};
+
+struct FileInfo {
+  uint64_t id = 0;
+  std::vector<std::string> names;
+  uint64_t size = 0;
+  policy::FileHint hint;
+  std::vector<ExtentInfo> extents;
+};
+
+enum class ZoneRole : uint8_t { kFree = 0, kLabel, kMetadata, kData };
+
+struct ZoneReport {
+  uint32_t device = 0;
+  device::ZoneInfo zone;
+  ZoneRole role = ZoneRole::kFree;
+  uint32_t group = 0;        // placement group of a data zone
+  uint64_t valid_bytes = 0;  // bytes of live extents
+  uint64_t written_bytes = 0;
+};
+
+struct DeviceSpace {
+  std::string name;
+  uint32_t zones = 0, empty_zones = 0, data_zones = 0;
+  uint64_t capacity_bytes = 0;  // of data zones
+  uint64_t valid_bytes = 0;     // live file data
+  uint64_t written_bytes = 0;   // written into data zones, live or dead
+  uint64_t free_bytes = 0;      // writable: empty zones + open zones' tails
+};
+
+struct GcStats {
+  uint64_t zones_reclaimed = 0;
+  uint64_t bytes_relocated = 0;
+};
+
+// Thread-safety: a Volume and its file handles may be used from any number
+// of threads. A WritableFile must be used by one thread at a time.
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  // Appends to the file. Data is buffered until a block fills or Sync.
+  virtual absl::Status Append(std::span<const uint8_t> data) = 0;
+  // Durability: every byte appended before Sync survives a crash once it
+  // returns, with the file's size and name.
+  virtual absl::Status Sync() = 0;
+  // Syncs and releases the file's zone. Idempotent.
+  virtual absl::Status Close() = 0;
+  virtual uint64_t size() const = 0;
+};
+
+class ReadableFile {
+ public:
+  virtual ~ReadableFile() = default;
+  // Reads up to dst.size() bytes at `offset`; returns the count, which is
+  // short only at the end of the file.
+  virtual absl::StatusOr<size_t> Read(uint64_t offset, std::span<uint8_t> dst) const = 0;
+  virtual uint64_t size() const = 0;
+};
+
+class Volume {
+ public:
+  // Writes a new, empty volume over `devices` (erasing them). The metadata
+  // goes to the first SSD, or to the first device if none is an SSD.
+  static absl::Status Format(const std::vector<std::shared_ptr<device::ZonedDevice>>& devices,
+                             const FormatOptions& options = {});
+
+  // Mounts the volume on `devices`, given in the order they were formatted.
+  // Fails with a message naming the device for an unformatted or foreign
+  // device, a missing or misplaced member, or corrupt metadata.
+  static absl::StatusOr<std::unique_ptr<Volume>> Mount(
+      std::vector<std::shared_ptr<device::ZonedDevice>> devices,
+      const MountOptions& options = {});
+
+  ~Volume();  // unmounts: syncs metadata; open writable files must be closed
+
+  // Paths are absolute ("/db/000012.sst"); "." and ".." are not resolved.
+  absl::StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
+                                                       const policy::FileHint& hint);
+  // Reopens an existing file for appending (RocksDB's ReopenWritableFile).
+  absl::StatusOr<std::unique_ptr<WritableFile>> Reopen(const std::string& path);
+  absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path) const;
+  absl::Status Delete(const std::string& path);
+  // Atomic: `to` is replaced if it exists, in one metadata record.
+  absl::Status Rename(const std::string& from, const std::string& to);
+  absl::Status Link(const std::string& from, const std::string& to);
+  absl::StatusOr<FileStat> Stat(const std::string& path) const;
+  // Names (not paths) of the files and directories directly in `dir`.
+  absl::StatusOr<std::vector<std::string>> List(const std::string& dir) const;
+  absl::Status CreateDir(const std::string& path);
+  absl::Status DeleteDir(const std::string& path);
+  // Updates a file's hint, e.g. when the LSM level becomes known later.
+  absl::Status SetHint(const std::string& path, const policy::FileHint& hint);
+
+  // Moves a live file's data to `device` while readers keep reading: copy,
+  // then one metadata record swaps the extent list.
+  absl::Status Relocate(const std::string& path, uint32_t device);
+  // Runs GC on every device below the free-zone threshold (or on all when
+  // `force`), and returns what it did.
+  absl::StatusOr<GcStats> CollectGarbage(bool force = false);
+
+  // Inspection, for zsctl and tests.
+  std::string volume_id() const;
+  uint32_t metadata_device() const;
+  std::vector<DeviceSpace> Space() const;
+  std::vector<ZoneReport> Zones() const;
+  std::vector<FileInfo> Files() const;
+  // Checks the metadata against the zones; returns every inconsistency
+  // found (empty = consistent).
+  std::vector<std::string> Check() const;
+  // The metadata log, one line per record, oldest first.
+  absl::StatusOr<std::vector<std::string>> DumpLog() const;
+  const std::vector<std::shared_ptr<device::ZonedDevice>>& devices() const;
+
+ private:
+  explicit Volume(std::unique_ptr<VolumeImpl> impl);
+  std::unique_ptr<VolumeImpl> impl_;
+};
+
+}  // namespace zonestack::zfs

@@ -1,0 +1,129 @@
+// EmulatedDevice with a timing model and a manual clock: one thread's calls
+// move simulated time by exactly the model's latency.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "device/clock.h"
+#include "device/emulated_device.h"
+#include "device/nand_timing.h"
+#include "device_test_util.h"
+
+namespace zonestack::device {
+namespace {
+
+// The small SSD of nand_timing_test.cc: 2 channels x 2 dies, 4 KiB units;
+// a unit takes kLink on the host link and kXfer on a channel.
+constexpr uint64_t kUnit = 4096;
+constexpr uint64_t kCmd = 1'000;
+constexpr uint64_t kLink = 5'000;
+constexpr uint64_t kXfer = 10'000;
+constexpr uint64_t kRead = 20'000;
+constexpr uint64_t kProg = 100'000;
+constexpr uint64_t kErase = 1'000'000;
+constexpr uint64_t kZoneSize = 512 * 1024;
+constexpr uint64_t kStart = 1'000'000'000;  // the clock's time at open
+
+NandParams SmallNand() {
+  NandParams p;
+  p.geometry.channels = 2;
+  p.geometry.dies_per_channel = 2;
+  p.geometry.planes = 1;
+  p.geometry.page_bytes = kUnit;
+  p.geometry.block_bytes = 64 * 1024;
+  p.channel_bytes_per_s = 409.6e6;
+  p.host_read_bytes_per_s = 819.2e6;
+  p.host_write_bytes_per_s = 819.2e6;
+  p.command_ns = kCmd;
+  CellLatency l;
+  l.read_ns = {kRead, kRead, kRead, kRead};
+  l.program_ns = {kProg, kProg, kProg, kProg};
+  l.erase_ns = kErase;
+  p.tlc = p.slc = p.qlc = l;
+  return p;
+}
+
+class EmulatedDeviceTimingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    EmulatorOptions opts;
+    opts.info.name = "small-ssd";
+    opts.info.zone_size = kZoneSize;
+    opts.info.zone_capacity = kZoneSize;
+    opts.info.num_zones = 4;
+    opts.info.native_cell_mode = opts.info.default_cell_mode = CellMode::kTlc;
+    opts.timing = std::make_unique<NandTiming>(SmallNand(), kZoneSize);
+    clock_ = std::make_shared<ManualClock>(kStart);
+    opts.clock = clock_;
+    auto dev = EmulatedDevice::Create(std::move(opts));
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    dev_ = std::move(*dev);
+  }
+
+  std::shared_ptr<ManualClock> clock_;
+  std::unique_ptr<EmulatedDevice> dev_;
+  std::vector<uint8_t> buf_ = std::vector<uint8_t>(kUnit, 0xab);
+};
+
+TEST_F(EmulatedDeviceTimingTest, SequentialCallsAdvanceTheClockByTheModelsLatency) {
+  ASSERT_EQ(dev_->clock(), clock_.get());
+  const IoContext ctx;
+  // Unit 0 (die 0): link + channel, then the die takes it and programs.
+  ASSERT_OK(dev_->Write(0, buf_, ctx));
+  EXPECT_EQ(clock_->NowNs(), kStart + kCmd + kLink + kXfer);
+  // Unit 1 is on die 1: the same latency again.
+  ASSERT_OK(dev_->Write(kUnit, buf_, ctx));
+  const uint64_t t1 = kStart + 2 * (kCmd + kLink + kXfer);
+  EXPECT_EQ(clock_->NowNs(), t1);
+  // Reading unit 1 waits for die 1's program, which began at
+  // kStart + kCmd + kLink + kXfer + (kCmd + kLink + kXfer) = t1.
+  ASSERT_OK(dev_->Read(kUnit, buf_, ctx));
+  const uint64_t t2 = t1 + kProg + kRead + kXfer + kLink;
+  EXPECT_EQ(clock_->NowNs(), t2);
+  // Die 2 is idle: a plain read of an unwritten block.
+  ASSERT_OK(dev_->Read(2 * kUnit, buf_, ctx));
+  const uint64_t t3 = t2 + kCmd + kRead + kXfer + kLink;
+  EXPECT_EQ(clock_->NowNs(), t3);
+  // Resetting the zone erases one block on each of dies 0 and 1.
+  ASSERT_OK(dev_->ResetZone(0, ctx));
+  EXPECT_EQ(clock_->NowNs(), t3 + kCmd + kErase);
+}
+
+TEST_F(EmulatedDeviceTimingTest, RejectedCallsTakeNoTime) {
+  const IoContext ctx;
+  // Not at the write pointer.
+  EXPECT_FALSE(dev_->Write(kUnit, buf_, ctx).ok());
+  EXPECT_EQ(clock_->NowNs(), kStart);
+  EXPECT_EQ(dev_->Stats().elapsed_ns, 0u);
+}
+
+TEST_F(EmulatedDeviceTimingTest, StatsReportBusyAndElapsedModelTime) {
+  const IoContext ctx{.io_class = IoClass::kWal};
+  ASSERT_OK(dev_->Write(0, buf_, ctx));          // die 0, channel 0
+  ASSERT_OK(dev_->Read(2 * kUnit, buf_, ctx));   // die 2, channel 0
+  ASSERT_OK(dev_->ResetZone(0, ctx));            // erases die 0's block
+  const uint64_t elapsed = clock_->NowNs() - kStart;
+  const DeviceStats s = dev_->Stats();
+  EXPECT_EQ(s.elapsed_ns, elapsed);
+  EXPECT_EQ(s.busy_ns.at("die0"), kProg + kErase);
+  EXPECT_EQ(s.busy_ns.at("die1"), 0u);
+  EXPECT_EQ(s.busy_ns.at("die2"), kRead);
+  EXPECT_EQ(s.busy_ns.at("channel0"), 2 * kXfer);
+  EXPECT_EQ(s.busy_ns.at("link_write"), kLink);
+  EXPECT_EQ(s.busy_ns.at("link_read"), kLink);
+  EXPECT_EQ(s.erases, 1u);
+  EXPECT_EQ(s.zone_resets, 1u);
+  const IoCounters& wal = s.by_class[static_cast<int>(IoClass::kWal)];
+  EXPECT_EQ(wal.write_ops, 1u);
+  EXPECT_EQ(wal.read_bytes, kUnit);
+  // No resource can be busy longer than the time that passed.
+  for (const auto& [name, ns] : s.busy_ns) EXPECT_LE(ns, s.elapsed_ns) << name;
+  EXPECT_DOUBLE_EQ(s.BusyFraction("die"),
+                   static_cast<double>(kProg + kErase + kRead) / 4 / elapsed);
+  EXPECT_GT(s.BusyFraction("die"), 0.0);
+  EXPECT_LE(s.BusyFraction("die"), 1.0);
+}
+
+}  // namespace
+}  // namespace zonestack::device
