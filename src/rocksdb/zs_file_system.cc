@@ -27,12 +27,6 @@ std::string Normalize(const std::string& path) {
   return out;
 }
 
-std::string Parent(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return {};
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 // Locks of all volumes in the process; a volume outlives its locks because
 // each lock's holder (a DB) keeps the file system, and so the volume, alive.
 struct LockTable {
@@ -159,13 +153,14 @@ IOStatus ZoneStackFileSystem::Truncate(const std::string& fname, size_t /*size*/
 IOStatus ZoneStackFileSystem::CreateDir(const std::string& dirname,
                                         const IOOptions& /*options*/, Dbg* /*dbg*/) {
   const std::string path = Normalize(dirname);
+  // zfs's CreateDir is "mkdir -p"; RocksDB's contract is mkdir's.
+  if (volume_->Stat(path).ok()) return IOStatus::IOError(path, "exists");
   return ToIOStatus(volume_->CreateDir(path), path);
 }
 
 IOStatus ZoneStackFileSystem::CreateDirIfMissing(const std::string& dirname,
-                                                 const IOOptions& options, Dbg* dbg) {
+                                                 const IOOptions& /*options*/, Dbg* /*dbg*/) {
   const std::string path = Normalize(dirname);
-  if (path == "/") return IOStatus::OK();
   auto stat = volume_->Stat(path);
   if (stat.ok()) {
     return stat->is_dir ? IOStatus::OK() : IOStatus::IOError(path, "exists, not a directory");
@@ -173,13 +168,7 @@ IOStatus ZoneStackFileSystem::CreateDirIfMissing(const std::string& dirname,
   if (stat.status().code() != absl::StatusCode::kNotFound) {
     return ToIOStatus(stat.status(), path);
   }
-  const std::string parent = Parent(path);
-  if (!parent.empty()) {
-    if (IOStatus s = CreateDirIfMissing(parent, options, dbg); !s.ok()) return s;
-  }
-  absl::Status s = volume_->CreateDir(path);
-  if (s.code() == absl::StatusCode::kAlreadyExists) return IOStatus::OK();  // a racing creator
-  return ToIOStatus(s, path);
+  return ToIOStatus(volume_->CreateDir(path), path);  // creates missing parents too
 }
 
 IOStatus ZoneStackFileSystem::DeleteDir(const std::string& dirname,

@@ -8,6 +8,7 @@
 #include "device/presets.h"
 #include "device/zoned_device.h"
 #include "tools/devbench.h"
+#include "tools/volume_cmds.h"
 
 namespace zs = zonestack;
 
@@ -70,6 +71,27 @@ int main(int argc, char** argv) {
     fmt::print("{}", zs::tools::FormatDevbench(*results));
     std::exit(0);
   });
+
+  zs::tools::VolumeArgs vargs;
+  auto volume_cmd = [&](const char* name, const char* help, int (*fn)(const zs::tools::VolumeArgs&)) {
+    auto* cmd = app.add_subcommand(name, help);
+    cmd->add_option("-d,--device", vargs.devices, "device URIs of the volume, in order")
+        ->required();
+    cmd->callback([&vargs, fn] { std::exit(fn(vargs)); });
+    return cmd;
+  };
+  volume_cmd("mkfs", "format devices as one volume (erases them)", zs::tools::Mkfs)
+      ->add_option("--metadata-zones", vargs.metadata_zones, "metadata zones (>= 2)");
+  volume_cmd("info", "show the volume and its devices", zs::tools::Info);
+  auto* ls = volume_cmd("ls", "list a directory", zs::tools::Ls);
+  ls->add_option("path", vargs.path, "directory (default /)");
+  ls->add_flag("-r,--recursive", vargs.recursive, "list subdirectories too");
+  volume_cmd("df", "space per device", zs::tools::Df);
+  volume_cmd("zones", "each zone: device, state, role, valid and written bytes",
+             zs::tools::ZonesCmd)
+      ->add_flag("-a,--all", vargs.all_zones, "include empty zones");
+  volume_cmd("fsck", "check metadata against the zones; exit 2 on problems", zs::tools::Fsck);
+  volume_cmd("dump", "files and metadata log records", zs::tools::Dump);
 
   CLI11_PARSE(app, argc, argv);
   return 0;

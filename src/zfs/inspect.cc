@@ -37,7 +37,12 @@ std::vector<ZoneReport> VolumeImpl::Zones() const {
     if (!zones.ok()) continue;
     for (const device::ZoneInfo& zi : *zones) {
       const ZoneUse& z = members_[d].zones[zi.index];
-      out.push_back({d, zi, z.role, z.group, z.valid, z.written});
+      // The device's write pointer is the truth about what was written.
+      const uint64_t written = zi.state == device::ZoneState::kFull ? zi.capacity
+                               : zi.type == device::ZoneType::kConventional
+                                   ? 0
+                                   : zi.write_pointer - zi.start;
+      out.push_back({d, zi, z.role, z.group, z.valid, written});
     }
   }
   return out;
