@@ -85,7 +85,7 @@ EmulatedDevice::EmulatedDevice(EmulatorOptions options)
 
 EmulatedDevice::~EmulatedDevice() {
   absl::MutexLock lock(&mu_);
-  (void)FlushLocked();
+  if (!powered_off_) (void)FlushLocked();
 }
 
 uint64_t EmulatedDevice::ScheduleLocked(const TimedRequest& r, uint64_t submit_ns) {
@@ -102,6 +102,7 @@ void EmulatedDevice::WaitFor(uint64_t done_ns) {
 absl::StatusOr<std::vector<ZoneInfo>> EmulatedDevice::ReportZones(
     uint32_t first, uint32_t count) const {
   absl::MutexLock lock(&mu_);
+  if (powered_off_) return PoweredOffError();
   if (first >= info_.num_zones) {
     return MakeZoneError(ZoneError::kOutOfRange,
                          absl::StrCat("zone ", first, " of ", info_.num_zones));
@@ -131,6 +132,7 @@ absl::Status EmulatedDevice::Read(uint64_t offset, std::span<uint8_t> dst,
   uint64_t done;
   {
     absl::MutexLock lock(&mu_);
+    if (auto s = CheckPowerLocked(/*mutating=*/false); !s.ok()) return s;
     if (auto s = zones_.CheckRead(offset, dst.size()); !s.ok()) return s;
     if (auto s = ReadLocked(offset, dst); !s.ok()) return s;
     IoCounters& c = stats_.by_class[static_cast<int>(ctx.io_class)];
@@ -174,6 +176,7 @@ absl::Status EmulatedDevice::Write(uint64_t offset, std::span<const uint8_t> src
   uint64_t done;
   {
     absl::MutexLock lock(&mu_);
+    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
     if (auto s = WriteLocked(offset, src, ctx); !s.ok()) return s;
     const uint32_t zone = ZoneOf(offset);
     done = ScheduleLocked({.op = IoOp::kWrite, .zone = zone, .offset = offset,
@@ -193,6 +196,7 @@ absl::StatusOr<uint64_t> EmulatedDevice::Append(uint32_t zone,
   uint64_t done, offset;
   {
     absl::MutexLock lock(&mu_);
+    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
     if (zone >= info_.num_zones) {
       return MakeZoneError(ZoneError::kOutOfRange,
                            absl::StrCat("append to zone ", zone, " of ", info_.num_zones));
@@ -225,6 +229,7 @@ absl::Status EmulatedDevice::OpenZone(uint32_t zone, CellMode mode, const IoCont
   uint64_t done;
   {
     absl::MutexLock lock(&mu_);
+    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
     if (auto s = zones_.Open(zone, mode); !s.ok()) return s;
     done = ScheduleLocked({.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class},
                           submit);
@@ -238,6 +243,7 @@ absl::Status EmulatedDevice::CloseZone(uint32_t zone, const IoContext& ctx) {
   uint64_t done;
   {
     absl::MutexLock lock(&mu_);
+    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
     if (auto s = zones_.Close(zone); !s.ok()) return s;
     done = ScheduleLocked({.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class},
                           submit);
@@ -255,6 +261,7 @@ absl::Status EmulatedDevice::FinishZone(uint32_t zone, const IoContext& ctx) {
   uint64_t done;
   {
     absl::MutexLock lock(&mu_);
+    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
     if (auto s = zones_.Finish(zone); !s.ok()) return s;
     // A finished zone is durable with everything written to it.
     zones_.MarkDurable(zone);
@@ -272,6 +279,7 @@ absl::Status EmulatedDevice::ResetZone(uint32_t zone, const IoContext& ctx) {
   uint64_t done;
   {
     absl::MutexLock lock(&mu_);
+    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
     if (zone >= info_.num_zones) return zones_.Reset(zone);
     const ZoneInfo before = zones_.zone(zone);
     if (auto s = zones_.Reset(zone); !s.ok()) return s;
@@ -308,6 +316,7 @@ absl::Status EmulatedDevice::Flush(const IoContext& ctx) {
   uint64_t done;
   {
     absl::MutexLock lock(&mu_);
+    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
     if (auto s = FlushLocked(); !s.ok()) return s;
     ++stats_.flushes;
     done = ScheduleLocked({.op = IoOp::kFlush, .io_class = ctx.io_class}, submit);
@@ -324,6 +333,7 @@ absl::StatusOr<uint64_t> EmulatedDevice::SimpleCopy(std::span<const CopyRange> s
   uint64_t done, dst;
   {
     absl::MutexLock lock(&mu_);
+    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
     if (dst_zone >= info_.num_zones) {
       return MakeZoneError(ZoneError::kOutOfRange,
                            absl::StrCat("copy to zone ", dst_zone, " of ", info_.num_zones));
@@ -377,8 +387,7 @@ DeviceStats EmulatedDevice::Stats() const {
   return s;
 }
 
-void EmulatedDevice::PowerCut() {
-  absl::MutexLock lock(&mu_);
+void EmulatedDevice::PowerCutLocked() {
   unflushed_blocks_.clear();
   std::vector<ZoneInfo> before;
   for (uint32_t zone : dirty_zones_) before.push_back(zones_.zone(zone));
@@ -392,6 +401,53 @@ void EmulatedDevice::PowerCut() {
     }
   }
   dirty_zones_.clear();
+}
+
+void EmulatedDevice::PowerCut() {
+  absl::MutexLock lock(&mu_);
+  if (!powered_off_) PowerCutLocked();
+  powered_off_ = false;
+  commands_until_power_off_ = -1;
+}
+
+void EmulatedDevice::PowerOff() {
+  absl::MutexLock lock(&mu_);
+  if (!powered_off_) PowerCutLocked();
+  powered_off_ = true;
+  commands_until_power_off_ = -1;
+}
+
+void EmulatedDevice::PowerOffAfter(uint64_t commands) {
+  absl::MutexLock lock(&mu_);
+  commands_until_power_off_ = static_cast<int64_t>(commands);
+}
+
+void EmulatedDevice::PowerOn() {
+  absl::MutexLock lock(&mu_);
+  powered_off_ = false;
+  commands_until_power_off_ = -1;
+}
+
+bool EmulatedDevice::powered_off() const {
+  absl::MutexLock lock(&mu_);
+  return powered_off_;
+}
+
+absl::Status EmulatedDevice::PoweredOffError() const {
+  return absl::UnavailableError(absl::StrCat("device ", info_.name, " is powered off"));
+}
+
+absl::Status EmulatedDevice::CheckPowerLocked(bool mutating) {
+  if (!powered_off_ && mutating && commands_until_power_off_ >= 0) {
+    if (commands_until_power_off_ == 0) {
+      PowerCutLocked();
+      powered_off_ = true;
+      commands_until_power_off_ = -1;
+    } else {
+      --commands_until_power_off_;
+    }
+  }
+  return powered_off_ ? PoweredOffError() : absl::OkStatus();
 }
 
 void EmulatedDevice::SetZoneReadOnly(uint32_t zone) {

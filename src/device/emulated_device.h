@@ -52,8 +52,21 @@ class EmulatedDevice : public ZonedDevice {
 
   // Simulated power loss: every write not made durable by Flush (or by
   // finishing its zone) is gone, open zones come back closed, and the
-  // device keeps working, as after a power cycle.
+  // device keeps working, as after a power cycle (PowerOff then PowerOn).
   void PowerCut();
+  // Power loss that lasts: as PowerCut, but the device then fails every
+  // command (kUnavailable) until PowerOn, as a real device without power
+  // does. A test simulating a host crash cuts the power with this, then
+  // tears the host's objects down: whatever they still try to write (a
+  // destructor's sync, an unmount's flush) cannot reach the media.
+  void PowerOff();
+  // Loses power just before the (commands + 1)-th next state-changing
+  // command (write, append, zone management, flush, copy), which fails:
+  // a deterministic crash in the middle of a multi-step operation.
+  void PowerOffAfter(uint64_t commands);
+  // Powers the device back on; the state is what PowerOff left.
+  void PowerOn();
+  bool powered_off() const;
   // Media failures only a device can declare.
   void SetZoneReadOnly(uint32_t zone);
   void SetZoneOffline(uint32_t zone);
@@ -72,6 +85,11 @@ class EmulatedDevice : public ZonedDevice {
                            const IoContext& ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status SaveDurable(uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PowerCutLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Fails while the power is off. `mutating` commands count down a
+  // PowerOffAfter budget and cut the power when it runs out.
+  absl::Status CheckPowerLocked(bool mutating) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status PoweredOffError() const;
 
   const DeviceInfo info_;
   const std::shared_ptr<Clock> clock_;
@@ -87,6 +105,9 @@ class EmulatedDevice : public ZonedDevice {
   std::set<uint32_t> dirty_zones_ ABSL_GUARDED_BY(mu_);
   DeviceStats stats_ ABSL_GUARDED_BY(mu_);
   uint64_t last_completion_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  bool powered_off_ ABSL_GUARDED_BY(mu_) = false;
+  // Mutating commands left before PowerOffAfter cuts the power; -1 = never.
+  int64_t commands_until_power_off_ ABSL_GUARDED_BY(mu_) = -1;
 };
 
 }  // namespace zonestack::device

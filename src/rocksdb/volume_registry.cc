@@ -27,10 +27,11 @@ struct Registry {
   std::map<std::string, Mounted> volumes ABSL_GUARDED_BY(mu);  // by VolumeKey
 };
 
-// Destroyed at exit, which unmounts (and syncs) whatever is still mounted.
+// Never destroyed: at exit the device layer's statics (clocks) may be gone
+// before an unmount could run. Nothing is lost: what was synced is durable.
 Registry& TheRegistry() {
-  static Registry registry;
-  return registry;
+  static Registry* registry = new Registry;
+  return *registry;
 }
 
 absl::Status WithContext(const absl::Status& s, const std::string& key) {

@@ -97,7 +97,10 @@ absl::StatusOr<MetadataLog::Recovered> MetadataLog::Recover(device::ZonedDevice*
     // not follow the torn bytes, so the zone is finished and the next
     // append rolls to a fresh zone.
     uint64_t next = start + pos;
-    if (out.torn_tail && !read_only) next = zi->start + zi->capacity;  // forces a roll
+    // A full zone (a roll that did not complete) takes no more records.
+    if ((out.torn_tail && !read_only) || zi->state == device::ZoneState::kFull) {
+      next = zi->start + zi->capacity;  // forces a roll
+    }
     out.log.reset(new MetadataLog(dev, zones, id, c.index, c.sequence, next));
     if (!read_only && next > zi->write_pointer) {
       // Make the zone full so the torn bytes are never appended after.
@@ -133,6 +136,13 @@ absl::Status MetadataLog::Append(const std::vector<Op>& ops, const SnapshotFn& s
 }
 
 absl::Status MetadataLog::Roll(const SnapshotFn& snapshot) {
+  // Finish the old zone first: it stays readable, as the newest complete
+  // log should the roll not complete, but gives back its active zone, which
+  // the new zone needs when data holds all the others.
+  if (auto s = dev_->FinishZone(zones_[active_], kMeta); !s.ok()) return s;
+  if (auto zi = dev_->ReportZone(zones_[active_]); zi.ok()) {
+    write_offset_ = zi->start + zi->capacity;  // should this roll fail: the next append rolls
+  }
   const size_t next = (active_ + 1) % zones_.size();
   const uint32_t zone = zones_[next];
   if (auto s = dev_->ResetZone(zone, kMeta); !s.ok()) return s;
@@ -144,6 +154,7 @@ absl::Status MetadataLog::Roll(const SnapshotFn& snapshot) {
   ++sequence_;
   write_offset_ = dev_->ZoneStart(zone) + header.size();
   if (auto s = WriteRecord({RecordType::kSnapshot, snapshot()}); !s.ok()) {
+    if (s.code() != absl::StatusCode::kResourceExhausted) return s;  // a device error
     return absl::ResourceExhaustedError(absl::StrCat(
         "metadata snapshot does not fit in one metadata zone: ", s.message()));
   }

@@ -131,6 +131,7 @@ absl::Status VolumeImpl::Rename(const std::string& from, const std::string& to) 
   if (!DirExists(ParentDir(to))) {
     return absl::NotFoundError(absl::StrCat(ParentDir(to), ": no such directory"));
   }
+  if (DirExists(to)) return absl::FailedPreconditionError(absl::StrCat(to, " is a directory"));
   std::shared_ptr<FileMeta> target = Find(to);
   if (target == f) return absl::OkStatus();  // links to one file: rename(2) does nothing
   std::vector<std::string> names;

@@ -321,7 +321,7 @@ void VolumeImpl::Apply(const Op& op) {
 void VolumeImpl::ApplyPutFile(const FileRecord& rec) {
   std::shared_ptr<FileMeta>& f = files_[rec.id];
   if (!f) f = std::make_shared<FileMeta>(rec.id);
-  for (const std::string& n : f->names) names_.erase(n);
+  DropNames(*f);
   f->names = rec.names;
   for (const std::string& n : f->names) names_[n] = rec.id;
   f->hint = {rec.names.empty() ? "" : rec.names[0], rec.kind, rec.lifetime, rec.level};
@@ -363,8 +363,18 @@ void VolumeImpl::ApplyAppend(const FileRecord& rec) {
 void VolumeImpl::ForgetFile(uint64_t id) {
   auto it = files_.find(id);
   if (it == files_.end()) return;
-  for (const std::string& n : it->second->names) names_.erase(n);
+  DropNames(*it->second);
   files_.erase(it);
+}
+
+void VolumeImpl::DropNames(const FileMeta& f) {
+  // Only names still pointing here: a record that gives a name to another
+  // file (rename over, create over) comes before the one that drops the
+  // old file, and must not lose it.
+  for (const std::string& n : f.names) {
+    auto it = names_.find(n);
+    if (it != names_.end() && it->second == f.id) names_.erase(it);
+  }
 }
 
 void VolumeImpl::AppendExtent(std::vector<Extent>& extents, const Extent& x) const {

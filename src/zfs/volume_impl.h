@@ -146,6 +146,8 @@ class VolumeImpl {
   void ApplyPutFile(const FileRecord& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ApplyAppend(const FileRecord& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ForgetFile(uint64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Removes the names of `f` that map to it from names_.
+  void DropNames(const FileMeta& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After `f` lost `name` durably: forget the name, and the file when no
   // name is left; its space goes once no handle uses it.
   void DroppedName(const std::shared_ptr<FileMeta>& f, const std::string& name)

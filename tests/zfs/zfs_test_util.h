@@ -1,0 +1,174 @@
+// Helpers shared by the zfs tests: emulated devices, data patterns that can
+// be checked at any offset, whole-file write and read, the fsck check, and
+// simulated crashes (EmulatedDevice::PowerOff, then teardown, then PowerOn).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "device/emulated_device.h"
+#include "zfs/volume.h"
+
+#define ASSERT_OK(expr)                                                       \
+  do {                                                                        \
+    const absl::Status zs_status_ = ::zonestack::zfs::testing_util::StatusOf(expr); \
+    ASSERT_TRUE(zs_status_.ok()) << #expr << ": " << zs_status_;             \
+  } while (0)
+
+#define EXPECT_OK(expr)                                                       \
+  do {                                                                        \
+    const absl::Status zs_status_ = ::zonestack::zfs::testing_util::StatusOf(expr); \
+    EXPECT_TRUE(zs_status_.ok()) << #expr << ": " << zs_status_;             \
+  } while (0)
+
+#define ZS_CONCAT_INNER(a, b) a##b
+#define ZS_CONCAT(a, b) ZS_CONCAT_INNER(a, b)
+#define ASSERT_OK_AND_ASSIGN(lhs, expr) \
+  ASSERT_OK_AND_ASSIGN_IMPL(ZS_CONCAT(zs_statusor_, __LINE__), lhs, expr)
+#define ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, expr)             \
+  auto tmp = (expr);                                          \
+  ASSERT_TRUE(tmp.ok()) << #expr << ": " << tmp.status();     \
+  lhs = std::move(*tmp)
+
+namespace zonestack::zfs::testing_util {
+
+using Devices = std::vector<std::shared_ptr<device::ZonedDevice>>;
+
+inline absl::Status StatusOf(const absl::Status& s) { return s; }
+template <typename T>
+absl::Status StatusOf(const absl::StatusOr<T>& s) {
+  return s.status();
+}
+
+// zn540 at 1/256: 8 MiB zones of 4411392 bytes, 14 active zones.
+inline std::string ZnsUri(uint32_t zones, const std::string& extra = "") {
+  return absl::StrCat("emu:zn540?zones=", zones, "&scale=1/256&timing=none", extra);
+}
+// st14000nm0007 at 1/256: 1 MiB zones, ZBC (no reads past the write
+// pointer), the first 1% conventional.
+inline std::string SmrUri(uint32_t zones, const std::string& extra = "") {
+  return absl::StrCat("emu:st14000nm0007?zones=", zones, "&scale=1/256&timing=none", extra);
+}
+
+inline std::shared_ptr<device::ZonedDevice> OpenDev(const std::string& uri) {
+  auto d = device::OpenDevice(uri);
+  EXPECT_TRUE(d.ok()) << d.status();
+  if (!d.ok()) return nullptr;
+  return std::shared_ptr<device::ZonedDevice>(std::move(*d));
+}
+
+inline device::EmulatedDevice* Emu(const std::shared_ptr<device::ZonedDevice>& d) {
+  return dynamic_cast<device::EmulatedDevice*>(d.get());
+}
+
+// Byte `offset` of the stream named `seed`: any range can be checked
+// without keeping the data.
+inline uint64_t PatternWord(uint64_t seed, uint64_t word) {
+  uint64_t z = seed * 0x9e3779b97f4a7c15ULL + word + 1;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+inline uint8_t PatternByte(uint64_t seed, uint64_t offset) {
+  return static_cast<uint8_t>(PatternWord(seed, offset >> 3) >> (8 * (offset & 7)));
+}
+inline std::vector<uint8_t> Pattern(uint64_t seed, uint64_t offset, uint64_t len) {
+  std::vector<uint8_t> v(len);
+  uint64_t i = 0;
+  for (; i < len && ((offset + i) & 7) != 0; ++i) v[i] = PatternByte(seed, offset + i);
+  for (; i + 8 <= len; i += 8) {
+    const uint64_t w = PatternWord(seed, (offset + i) >> 3);
+    std::memcpy(v.data() + i, &w, 8);  // little-endian, as PatternByte
+  }
+  for (; i < len; ++i) v[i] = PatternByte(seed, offset + i);
+  return v;
+}
+inline std::vector<uint8_t> Pattern(uint64_t seed, uint64_t len) { return Pattern(seed, 0, len); }
+// Whether `data` is bytes [offset, offset + data.size()) of stream `seed`.
+inline bool MatchesPattern(uint64_t seed, uint64_t offset, std::span<const uint8_t> data) {
+  return std::vector<uint8_t>(data.begin(), data.end()) == Pattern(seed, offset, data.size());
+}
+
+// Writes `data` as a new file in appends of `chunk` bytes, then closes it.
+inline absl::Status WriteFile(Volume& vol, const std::string& path,
+                              std::span<const uint8_t> data, const policy::FileHint& hint = {},
+                              size_t chunk = 64 << 10) {
+  auto f = vol.Create(path, hint);
+  if (!f.ok()) return f.status();
+  for (size_t pos = 0; pos < data.size(); pos += chunk) {
+    if (auto s = (*f)->Append(data.subspan(pos, std::min(chunk, data.size() - pos))); !s.ok()) {
+      return s;
+    }
+  }
+  return (*f)->Close();
+}
+
+inline absl::StatusOr<std::vector<uint8_t>> ReadFile(const Volume& vol, const std::string& path) {
+  auto r = vol.Open(path);
+  if (!r.ok()) return r.status();
+  std::vector<uint8_t> out((*r)->size());
+  auto n = (*r)->Read(0, out);
+  if (!n.ok()) return n.status();
+  if (*n != out.size()) {
+    return absl::DataLossError(absl::StrCat(path, ": read ", *n, " of ", out.size(), " bytes"));
+  }
+  return out;
+}
+
+// Fails the test with every problem fsck finds.
+inline void ExpectConsistent(const Volume& vol, const std::string& when = "") {
+  for (const std::string& p : vol.Check()) ADD_FAILURE() << "fsck" << when << ": " << p;
+}
+
+inline uint64_t ZoneResets(const Volume& vol, uint32_t device = 0) {
+  return vol.devices()[device]->Stats().zone_resets;
+}
+
+// A crash: the power goes first, so nothing the host tears down afterwards
+// (open files' closes, the unmount's flush) reaches the media; then the
+// power comes back. `files` and `vol` are destroyed.
+template <typename... Handles>
+void Crash(const Devices& devices, std::unique_ptr<Volume>& vol, Handles&... handles) {
+  for (const auto& d : devices) Emu(d)->PowerOff();
+  (handles.clear(), ...);
+  vol.reset();
+  for (const auto& d : devices) Emu(d)->PowerOn();
+}
+
+// A volume over `devs_`, formatted fresh, and remountable.
+class VolumeTest : public testing::Test {
+ protected:
+  void FormatAndMount(Devices devs, MountOptions options = {}) {
+    devs_ = std::move(devs);
+    options_ = std::move(options);
+    for (const auto& d : devs_) ASSERT_NE(d, nullptr);
+    ASSERT_OK(Volume::Format(devs_));
+    Mount();
+  }
+  void Mount() {
+    auto v = Volume::Mount(devs_, options_);
+    ASSERT_TRUE(v.ok()) << v.status();
+    vol_ = std::move(*v);
+  }
+  // A clean unmount and mount again.
+  void Remount() {
+    vol_.reset();
+    Mount();
+  }
+
+  Devices devs_;
+  MountOptions options_;
+  std::unique_ptr<Volume> vol_;
+};
+
+}  // namespace zonestack::zfs::testing_util
+
