@@ -86,6 +86,10 @@ absl::StatusOr<std::unique_ptr<rocksdb::DB>> OpenDb(const std::string& config_pa
 
   rocksdb::Options options = std::move(base);
   options.create_if_missing = true;
+  // Compaction reads whole SSTs; 7.8 reads them block by block unless told
+  // otherwise, and on a zoned device every small read costs a full access
+  // (measured: 3.6 GB of device reads and 3x slower fillrandom on zn540).
+  if (options.compaction_readahead_size == 0) options.compaction_readahead_size = 2 << 20;
   if (auto s = ApplyRocksDbOptions(config->rocksdb_options, &options); !s.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(uri, ": ", s.message()));
   }

@@ -16,7 +16,8 @@ namespace zonestack::rocks {
 // `config_path_or_uri` names (a "zonestack://" URI, or the same without the
 // scheme, e.g. a JSON config path; see config.h), mounting and formatting
 // the volume as its config says. Options are `base`, then
-// create_if_missing = true, then the config's "rocksdb" options; `env` is
+// create_if_missing = true and (unless `base` sets one)
+// compaction_readahead_size = 2 MiB, then the config's "rocksdb" options; `env` is
 // replaced by one over the ZoneStack file system, wrapping base.env.
 //
 // The returned DB owns that Env (and through it the file system and a

@@ -6,13 +6,13 @@
 // file holds at least its synced bytes and at most what was appended, as a
 // prefix of what was written, and fsck finds nothing.
 //
-// Iteration i uses seed i. ZS_CRASH_SEED=N runs only seed N;
-// ZS_CRASH_ITERATIONS=N runs N seeds.
-#include <cstdio>
+// The random test's iteration i uses seed i; ZS_CRASH_SEED=N runs only
+// seed N, ZS_CRASH_ITERATIONS=N runs N seeds. Two more tests cut at every
+// device command of fixed workloads and of a metadata log roll.
 #include <cstdlib>
 #include <functional>
-#include <optional>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -57,7 +57,8 @@ class Workload {
     if (op < 80) return Link();
     if (op < 88) return Delete();
     if (op < 92) return Dirs();
-    if (op < 98) return Read();
+    if (op < 96) return Read();
+    if (op < 98 && vol_->devices().size() > 1) return Relocate();
     return Gc();
   }
 
@@ -214,6 +215,14 @@ class Workload {
     return Done(gc.status(), [](Model&) {});
   }
 
+  bool Relocate() {
+    const std::string path = ExistingPath();
+    auto it = model_.names.find(path);
+    if (it == model_.names.end() || HasWriter(it->second)) return true;
+    const uint32_t to = static_cast<uint32_t>(rng_() % vol_->devices().size());
+    return Done(vol_->Relocate(path, to), [](Model&) {});
+  }
+
   std::mt19937_64 rng_;
   Volume* vol_;
   int next_id_ = 1;
@@ -269,6 +278,8 @@ std::vector<std::string> Differences(const Volume& vol, const Model& m) {
 // commands after operation `arm_at` started. `warm` record pairs first fill
 // the metadata zone part way, so the log rolls at a chosen point.
 struct Plan {
+  bool hybrid = false;  // an SSD and an SMR disk, "hybrid" placement
+  uint32_t cut_device = 0;
   uint64_t warm = 0;
   int ops = 0;
   int arm_at = -1;
@@ -278,6 +289,8 @@ struct Plan {
 Plan RandomPlan(uint64_t seed) {
   std::mt19937_64 rng(seed);
   Plan p;
+  p.hybrid = rng() % 3 == 0;
+  p.cut_device = p.hybrid ? static_cast<uint32_t>(rng() % 2) : 0;
   p.warm = rng() % 70;
   p.ops = 30 + static_cast<int>(rng() % 150);
   if (rng() % 2 == 0) {
@@ -297,24 +310,29 @@ void RunIteration(uint64_t seed, const Plan& plan, bool* cut) {
                                                            plan.arm_at)));
   // 1 MiB zones of 538 KiB: files cross zones and the log rolls often.
   Devices devs = {OpenDev("emu:zn540?zones=64&scale=1/2048&timing=none")};
+  MountOptions options;
+  if (plan.hybrid) {
+    devs = {OpenDev("emu:zn540?zones=16&scale=1/2048&timing=none"), OpenDev(SmrUri(48))};
+    options.placement = *policy::MakePlacementPolicy("hybrid");
+  }
   ASSERT_OK(Volume::Format(devs));
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Volume> vol, Volume::Mount(devs));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Volume> vol, Volume::Mount(devs, options));
   for (uint64_t i = 0; i < plan.warm; ++i) {
     ASSERT_OK(vol->CreateDir("/warm"));
     ASSERT_OK(vol->DeleteDir("/warm"));
   }
   Workload w(seed * 7919 + 1, vol.get());
   for (int i = 0; i < plan.ops; ++i) {
-    if (i == plan.arm_at) Emu(devs[0])->PowerOffAfter(plan.budget);
+    if (i == plan.arm_at) Emu(devs[plan.cut_device])->PowerOffAfter(plan.budget);
     if (!w.Step()) {  // the power went in the middle of it
       *cut = true;
       break;
     }
     if (::testing::Test::HasFailure()) return;
   }
-  *cut |= Emu(devs[0])->powered_off();
+  *cut |= Emu(devs[plan.cut_device])->powered_off();
   Crash(devs, vol, w.writers_);
-  ASSERT_OK_AND_ASSIGN(vol, Volume::Mount(devs));
+  ASSERT_OK_AND_ASSIGN(vol, Volume::Mount(devs, options));
   const auto problems = Differences(*vol, w.model_);
   if (!problems.empty()) {
     const auto with = w.uncertain_ ? Differences(*vol, *w.uncertain_) : problems;
@@ -326,9 +344,11 @@ void RunIteration(uint64_t seed, const Plan& plan, bool* cut) {
     }
   }
   ExpectConsistent(*vol, " after the crash");
+  ExpectNoLeakedSpace(*vol);
   // The volume keeps working.
   ASSERT_OK(WriteFile(*vol, "/after-crash", Pattern(1, 300000)));
   ExpectConsistent(*vol, " after writing again");
+  ExpectNoLeakedSpace(*vol);
 }
 
 TEST(CrashTest, AcknowledgedStateSurvivesPowerCutsAtRandomPoints) {

@@ -108,6 +108,7 @@ TEST_P(RandomFilesTest, RandomAppendsAndSyncsReadBackInRandomRanges) {
   ASSERT_NO_FATAL_FAILURE(Remount());
   ASSERT_NO_FATAL_FAILURE(VerifyAll(rng, sizes));
   ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -231,6 +232,7 @@ TEST(ConcurrencyTest, ConcurrentWritersAndReadersSeeConsistentData) {
     EXPECT_TRUE(MatchesPattern(std::hash<std::string>()(path), 0, *got)) << path;
   }
   ExpectConsistent(*vol);
+  ExpectNoLeakedSpace(*vol);
 }
 
 TEST(ConcurrencyTest, ReaderOfAFileBeingWrittenSeesAGrowingPrefix) {

@@ -129,6 +129,22 @@ inline void ExpectConsistent(const Volume& vol, const std::string& when = "") {
   for (const std::string& p : vol.Check()) ADD_FAILURE() << "fsck" << when << ": " << p;
 }
 
+// With no file open, the bytes zfs counts as live are exactly those of the
+// files' extents: a leak here is space that is never reset.
+inline void ExpectNoLeakedSpace(const Volume& vol) {
+  std::vector<uint64_t> want(vol.devices().size());
+  for (const FileInfo& f : vol.Files()) {
+    for (const ExtentInfo& x : f.extents) {
+      const uint64_t bs = vol.devices()[x.device]->info().block_size;
+      want[x.device] += (x.length + bs - 1) / bs * bs;
+    }
+  }
+  const std::vector<DeviceSpace> space = vol.Space();
+  for (size_t d = 0; d < want.size(); ++d) {
+    EXPECT_EQ(space[d].valid_bytes, want[d]) << "live bytes on device " << d;
+  }
+}
+
 inline uint64_t ZoneResets(const Volume& vol, uint32_t device = 0) {
   return vol.devices()[device]->Stats().zone_resets;
 }

@@ -1,0 +1,187 @@
+// Garbage collection and relocation: zones holding files of mixed
+// lifetimes (one placement group) are reclaimed once half their files die,
+// survivors stay intact across GC and remount, a writer on a full volume
+// gets room from GC, and Relocate moves a file between devices under a
+// reader.
+#include <atomic>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "zfs_test_util.h"
+
+namespace zonestack::zfs {
+namespace {
+
+using namespace testing_util;
+
+class GcTest : public VolumeTest {
+ protected:
+  // `count` files of `size` bytes written one after another: one group, so
+  // each zone holds several files.
+  void WriteFiles(int count, uint64_t size) {
+    for (int i = 0; i < count; ++i) {
+      ASSERT_OK(WriteFile(*vol_, Name(i), Pattern(i, size)));
+    }
+  }
+  void DeleteOddFiles(int count) {
+    for (int i = 1; i < count; i += 2) ASSERT_OK(vol_->Delete(Name(i)));
+  }
+  void ExpectEvenFiles(int count, uint64_t size) {
+    for (int i = 0; i < count; i += 2) {
+      auto got = ReadFile(*vol_, Name(i));
+      ASSERT_OK(got);
+      EXPECT_TRUE(*got == Pattern(i, size)) << Name(i);
+    }
+  }
+  static std::string Name(int i) { return "/f" + std::to_string(i); }
+};
+
+TEST_F(GcTest, ForcedGcReclaimsHalfDeadZonesAndKeepsTheSurvivors) {
+  // No background GC: the forced run must find the victims itself.
+  FormatAndMount({OpenDev(ZnsUri(24))}, {.gc_free_zone_threshold = 0});
+  constexpr int kFiles = 60;
+  constexpr uint64_t kSize = 300000;
+  WriteFiles(kFiles, kSize);
+  DeleteOddFiles(kFiles);
+  const auto before = vol_->Space()[0];
+  ASSERT_LT(before.valid_bytes, before.written_bytes);
+  ASSERT_OK_AND_ASSIGN(GcStats stats, vol_->CollectGarbage(/*force=*/true));
+  EXPECT_GT(stats.zones_reclaimed, 0u);
+  EXPECT_GT(stats.bytes_relocated, 0u);
+  const auto after = vol_->Space()[0];
+  EXPECT_GT(after.empty_zones, before.empty_zones);
+  EXPECT_LT(after.written_bytes, before.written_bytes);
+  EXPECT_EQ(after.valid_bytes, before.valid_bytes);
+  ExpectConsistent(*vol_);
+  ExpectEvenFiles(kFiles, kSize);
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  ExpectEvenFiles(kFiles, kSize);
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
+}
+
+TEST_F(GcTest, GreedyAndCostBenefitBothReclaim) {
+  FormatAndMount({OpenDev(ZnsUri(24))},
+                 {.gc_free_zone_threshold = 0, .gc_cost_benefit = true});
+  WriteFiles(40, 300000);
+  DeleteOddFiles(40);
+  ASSERT_OK_AND_ASSIGN(GcStats stats, vol_->CollectGarbage(/*force=*/true));
+  EXPECT_GT(stats.zones_reclaimed, 0u);
+  ExpectEvenFiles(40, 300000);
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(GcTest, BackgroundGcFreesZonesBelowTheThreshold) {
+  FormatAndMount({OpenDev(ZnsUri(16))}, {.gc_free_zone_threshold = 0.4});
+  WriteFiles(110, 300000);
+  DeleteOddFiles(110);
+  // The GC thread wakes at least every 200 ms.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  const auto data_zones = vol_->Space()[0].data_zones;
+  while (vol_->Space()[0].empty_zones <= 0.4 * data_zones &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_GT(vol_->Space()[0].empty_zones, 0.4 * data_zones);
+  ExpectEvenFiles(110, 300000);
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(GcTest, WriterOnAFullVolumeGetsRoomFromGc) {
+  FormatAndMount({OpenDev(ZnsUri(12))}, {.gc_free_zone_threshold = 0});
+  // Fill the volume, then free half of every zone.
+  int files = 0;
+  for (;; ++files) {
+    absl::Status s = WriteFile(*vol_, Name(files), Pattern(files, 300000));
+    if (!s.ok()) {
+      ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+      ASSERT_OK(vol_->Delete(Name(files)));  // the one that did not fit
+      break;
+    }
+  }
+  DeleteOddFiles(files);
+  const uint64_t free = vol_->Space()[0].free_bytes;
+  // More than the free zones hold: only GC can make the room.
+  const uint64_t size = free + (4 << 20);
+  ASSERT_OK(WriteFile(*vol_, "/big", Pattern(777, size), {}, 1 << 20));
+  auto got = ReadFile(*vol_, "/big");
+  ASSERT_OK(got);
+  EXPECT_TRUE(*got == Pattern(777, size));
+  ExpectEvenFiles(files, 300000);
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
+}
+
+class RelocateTest : public VolumeTest {
+ protected:
+  void SetUp() override {
+    FormatAndMount({OpenDev(ZnsUri(16)), OpenDev(SmrUri(64))},
+                   {.placement = *policy::MakePlacementPolicy("hybrid")});
+  }
+  std::set<uint32_t> DevicesOf(const std::string& path) {
+    std::set<uint32_t> out;
+    for (const FileInfo& f : vol_->Files()) {
+      if (f.names[0] != path) continue;
+      for (const ExtentInfo& x : f.extents) out.insert(x.device);
+    }
+    return out;
+  }
+};
+
+TEST_F(RelocateTest, MovesAFileToTheOtherDeviceUnderAReader) {
+  constexpr uint64_t kSize = 6 << 20;
+  ASSERT_OK(WriteFile(*vol_, "/f", Pattern(5, kSize), {}, 1 << 20));
+  ASSERT_EQ(DevicesOf("/f"), std::set<uint32_t>{0});
+  ASSERT_OK_AND_ASSIGN(auto r, vol_->Open("/f"));
+  std::atomic<bool> stop{false};
+  std::atomic<int> reads{0};
+  std::thread reader([&] {
+    std::mt19937_64 rng(1);
+    while (!stop) {
+      const uint64_t off = rng() % kSize;
+      std::vector<uint8_t> buf(std::min<uint64_t>(kSize - off, 1 + rng() % 200000));
+      auto n = r->Read(off, buf);
+      ASSERT_TRUE(n.ok()) << n.status();
+      ASSERT_EQ(*n, buf.size());
+      ASSERT_TRUE(MatchesPattern(5, off, buf)) << "@" << off;
+      ++reads;
+    }
+  });
+  const uint64_t resets = ZoneResets(*vol_, 0);
+  ASSERT_OK(vol_->Relocate("/f", 1));
+  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
+  EXPECT_GT(ZoneResets(*vol_, 0), resets) << "the SSD zones it left are reset";
+  ASSERT_OK(vol_->Relocate("/f", 0));
+  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{0});
+  ASSERT_OK(vol_->Relocate("/f", 1));
+  while (reads < 20) std::this_thread::yield();
+  stop = true;
+  reader.join();
+  r.reset();
+  ExpectConsistent(*vol_);
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
+  auto got = ReadFile(*vol_, "/f");
+  ASSERT_OK(got);
+  EXPECT_TRUE(*got == Pattern(5, kSize));
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
+}
+
+TEST_F(RelocateTest, RefusesBadRequests) {
+  ASSERT_OK(WriteFile(*vol_, "/f", Pattern(1, 1000)));
+  EXPECT_EQ(vol_->Relocate("/f", 2).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(vol_->Relocate("/none", 1).code(), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Reopen("/f"));
+  EXPECT_EQ(vol_->Relocate("/f", 1).code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_OK(w->Close());
+  EXPECT_OK(vol_->Relocate("/f", 1));
+  EXPECT_OK(vol_->Relocate("/f", 1));  // already there: nothing to do
+  ExpectConsistent(*vol_);
+}
+
+}  // namespace
+}  // namespace zonestack::zfs
