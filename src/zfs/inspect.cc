@@ -102,16 +102,20 @@ std::vector<std::string> VolumeImpl::Check() const {
       }
       const ZoneUse& z = m.zones[zone];
       const uint64_t in_zone = x.offset % m.info.zone_size;
-      if (z.role != ZoneRole::kData) {
+      auto zi = m.dev->ReportZone(zone);
+      if (zi.ok() && zi->state == device::ZoneState::kOffline) {
+        problem(name, ": extent in device ", x.device, " zone ", zone, " which is offline (data lost)");
+      } else if (zi.ok() && zi->state == device::ZoneState::kReadOnly) {
+        problem(name, ": extent in device ", x.device, " zone ", zone, " which is read-only");
+      } else if (z.role != ZoneRole::kData) {
         problem(name, ": extent in device ", x.device, " zone ", zone, " which is not a data zone");
       }
       if (x.offset % m.info.block_size != 0) problem(name, ": unaligned extent at ", x.offset);
       if (in_zone + Physical(x) > z.capacity) {
         problem(name, ": extent at ", x.offset, " crosses the end of zone ", zone);
       }
-      auto zi = m.dev->ReportZone(zone);
       if (zi.ok() && x.offset + Physical(x) > zi->write_pointer &&
-          zi->state != device::ZoneState::kFull) {
+          zi->state != device::ZoneState::kFull && zi->state != device::ZoneState::kOffline) {
         problem(name, ": extent at device ", x.device, " offset ", x.offset, " ends beyond the ",
                 "write pointer ", zi->write_pointer, " of zone ", zone, " (data lost)");
       }

@@ -57,7 +57,9 @@ void VolumeImpl::AddValid(const Extent& x) {
       m.partial.insert(zone);
     }
   }
-  z.role = ZoneRole::kData;
+  // A zone mount found offline or read-only keeps its role: it must never
+  // be written, finished or reset, whatever data it still holds.
+  if (z.role == ZoneRole::kFree) z.role = ZoneRole::kData;
 }
 
 void VolumeImpl::ReleaseExtents(const std::vector<Extent>& extents) {

@@ -81,6 +81,47 @@ TEST_F(ZonesTest, SpaceCountsLiveDataInBlocks) {
   EXPECT_EQ(vol_->Space()[0].valid_bytes, 4u * 4096);
 }
 
+TEST_F(ZonesTest, ZoneGoneOfflineDoesNotPreventMount) {
+  FormatAndMount({OpenDev(ZnsUri(16))});
+  ASSERT_OK(WriteFile(*vol_, "/lost", Pattern(1, 100000)));
+  const uint32_t zone = *ZonesOf("/lost").begin();
+  ASSERT_OK(WriteFile(*vol_, "/kept", Pattern(2, 100000),
+                      {.kind = policy::FileKind::kSst, .lifetime = policy::Lifetime::kLong}));
+  ASSERT_NE(*ZonesOf("/kept").begin(), zone);
+  vol_.reset();
+  Emu(devs_[0])->SetZoneOffline(zone);
+  ASSERT_NO_FATAL_FAILURE(Mount());
+  EXPECT_FALSE(ReadFile(*vol_, "/lost").ok());
+  EXPECT_TRUE(*ReadFile(*vol_, "/kept") == Pattern(2, 100000));
+  const auto problems = vol_->Check();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].find("offline"), std::string::npos) << problems[0];
+  ASSERT_OK(vol_->Delete("/lost"));
+  ExpectConsistent(*vol_);
+  for (int i = 0; i < 12; ++i) {
+    const std::string path = "/new" + std::to_string(i);
+    ASSERT_OK(WriteFile(*vol_, path, Pattern(i, 3 << 20), {}, 1 << 20));
+    EXPECT_FALSE(ZonesOf(path).contains(zone));
+    ASSERT_OK(vol_->Delete(path));
+  }
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(ZonesTest, ReadOnlyZoneStaysReadableAndIsNeverWritten) {
+  FormatAndMount({OpenDev(ZnsUri(16))});
+  ASSERT_OK(WriteFile(*vol_, "/old", Pattern(1, 100000)));
+  const uint32_t zone = *ZonesOf("/old").begin();
+  vol_.reset();
+  Emu(devs_[0])->SetZoneReadOnly(zone);
+  ASSERT_NO_FATAL_FAILURE(Mount());
+  EXPECT_TRUE(*ReadFile(*vol_, "/old") == Pattern(1, 100000));
+  ASSERT_OK(WriteFile(*vol_, "/new", Pattern(2, 100000)));
+  EXPECT_FALSE(ZonesOf("/new").contains(zone));
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  EXPECT_TRUE(*ReadFile(*vol_, "/old") == Pattern(1, 100000));
+  EXPECT_TRUE(*ReadFile(*vol_, "/new") == Pattern(2, 100000));
+}
+
 TEST_F(ZonesTest, MoreWritersThanActiveZonesWaitAndNoneFails) {
   FormatAndMount({OpenDev(ZnsUri(40))});
   // 14 active zones, one kept by the metadata log: 13 for 24 writers, each
