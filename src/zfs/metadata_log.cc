@@ -129,37 +129,40 @@ absl::Status MetadataLog::WriteRecord(const Record& r) {
 }
 
 absl::Status MetadataLog::Append(const std::vector<Op>& ops, const SnapshotFn& snapshot) {
-  absl::Status s = WriteRecord({RecordType::kOps, ops});
+  absl::Status s = rolling_ ? absl::ResourceExhaustedError("a roll is unfinished")
+                            : WriteRecord({RecordType::kOps, ops});
   if (s.code() != absl::StatusCode::kResourceExhausted) return s;
   if (auto r = Roll(snapshot); !r.ok()) return r;
   return WriteRecord({RecordType::kOps, ops});
 }
 
 absl::Status MetadataLog::Roll(const SnapshotFn& snapshot) {
-  // Finish the old zone first: it stays readable, as the newest complete
-  // log should the roll not complete, but gives back its active zone, which
-  // the new zone needs when data holds all the others.
-  if (auto s = dev_->FinishZone(zones_[active_], kMeta); !s.ok()) return s;
-  if (auto zi = dev_->ReportZone(zones_[active_]); zi.ok()) {
-    write_offset_ = zi->start + zi->capacity;  // should this roll fail: the next append rolls
+  if (!rolling_) {
+    // Finish the old zone first: it stays readable, as the newest complete
+    // log should the roll not complete, but gives back its active zone,
+    // which the new zone needs when data holds all the others.
+    if (auto s = dev_->FinishZone(zones_[active_], kMeta); !s.ok()) return s;
+    previous_ = active_;
+    active_ = (active_ + 1) % zones_.size();
+    ++sequence_;
+    rolling_ = true;
   }
-  const size_t next = (active_ + 1) % zones_.size();
-  const uint32_t zone = zones_[next];
-  if (auto s = dev_->ResetZone(zone, kMeta); !s.ok()) return s;
+  // Until the new zone holds its snapshot, every append restarts it here:
+  // records after a header without a snapshot would be lost at mount.
+  const uint32_t zone = zones_[active_];
   const uint32_t bs = dev_->info().block_size;
-  auto header = EncodeLogZoneHeader({id_, sequence_ + 1}, bs);
+  write_offset_ = dev_->ZoneStart(zone) + bs;
+  if (auto s = dev_->ResetZone(zone, kMeta); !s.ok()) return s;
+  auto header = EncodeLogZoneHeader({id_, sequence_}, bs);
   if (auto s = dev_->Write(dev_->ZoneStart(zone), header, kMeta); !s.ok()) return s;
-  const size_t old = active_;
-  active_ = next;
-  ++sequence_;
-  write_offset_ = dev_->ZoneStart(zone) + header.size();
   if (auto s = WriteRecord({RecordType::kSnapshot, snapshot()}); !s.ok()) {
     if (s.code() != absl::StatusCode::kResourceExhausted) return s;  // a device error
     return absl::ResourceExhaustedError(absl::StrCat(
         "metadata snapshot does not fit in one metadata zone: ", s.message()));
   }
+  rolling_ = false;
   // Only once the new snapshot is durable may the old zone go.
-  return dev_->ResetZone(zones_[old], kMeta);
+  return dev_->ResetZone(zones_[previous_], kMeta);
 }
 
 absl::StatusOr<std::vector<std::string>> MetadataLog::Dump() const {

@@ -1,7 +1,8 @@
 // The metadata log: checksummed records appended to a metadata zone, which
 // starts with a header and a snapshot of the whole state. When the zone
-// fills, the log rolls to the other metadata zone: header, fresh snapshot,
-// then the old zone is reset. Mount replays the newest zone whose snapshot
+// fills, the log rolls to the other metadata zone: the old zone is finished
+// (so the log never holds two active zones), then header, fresh snapshot,
+// and the old zone is reset. Mount replays the newest zone whose snapshot
 // is complete, up to the first torn or corrupt record.
 #pragma once
 
@@ -58,6 +59,10 @@ class MetadataLog {
   size_t active_;
   uint64_t sequence_;
   uint64_t write_offset_;  // device offset of the next record
+  // A roll into zones_[active_] has begun but its snapshot is not durable
+  // yet; zones_[previous_] holds the newest complete log.
+  bool rolling_ = false;
+  size_t previous_ = 0;
 };
 
 }  // namespace zonestack::zfs

@@ -230,10 +230,18 @@ absl::Status VolumeImpl::SetHint(const std::string& path, const policy::FileHint
   absl::MutexLock lock(&mu_);
   std::shared_ptr<FileMeta> f = Find(path);
   if (!f) return NoSuchFile(path);
-  // Logged with the file's next sync; placement uses it from now on.
-  f->hint.kind = hint.kind;
-  f->hint.lifetime = hint.lifetime;
-  if (hint.level >= 0) f->hint.level = hint.level;
+  // Logged now: a closed file, or one with nothing new to sync, would
+  // otherwise lose it at the next mount.
+  policy::FileHint updated = f->hint;
+  updated.kind = hint.kind;
+  updated.lifetime = hint.lifetime;
+  if (hint.level >= 0) updated.level = hint.level;
+  Op op = PutWithNames(*f, f->names);
+  op.file.kind = updated.kind;
+  op.file.lifetime = updated.lifetime;
+  op.file.level = updated.level;
+  if (auto s = Commit({op}); !s.ok()) return s;
+  f->hint = updated;
   return absl::OkStatus();
 }
 

@@ -117,7 +117,9 @@ class Volume {
       std::vector<std::shared_ptr<device::ZonedDevice>> devices,
       const MountOptions& options = {});
 
-  ~Volume();  // unmounts: syncs metadata; open writable files must be closed
+  // Unmounts: syncs metadata. Every file handle (writable or readable)
+  // must be destroyed first; writable files should be closed.
+  ~Volume();
 
   // Paths are absolute ("/db/000012.sst"); "." and ".." are not resolved.
   absl::StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
@@ -126,7 +128,8 @@ class Volume {
   absl::StatusOr<std::unique_ptr<WritableFile>> Reopen(const std::string& path);
   absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path) const;
   absl::Status Delete(const std::string& path);
-  // Atomic: `to` is replaced if it exists, in one metadata record.
+  // Atomic: `to` is replaced if it exists, in one metadata record. Fails
+  // if `to` is a directory.
   absl::Status Rename(const std::string& from, const std::string& to);
   absl::Status Link(const std::string& from, const std::string& to);
   absl::StatusOr<FileStat> Stat(const std::string& path) const;
@@ -135,6 +138,7 @@ class Volume {
   absl::Status CreateDir(const std::string& path);
   absl::Status DeleteDir(const std::string& path);
   // Updates a file's hint, e.g. when the LSM level becomes known later.
+  // Durable when it returns, like a rename.
   absl::Status SetHint(const std::string& path, const policy::FileHint& hint);
 
   // Moves a live file's data to `device` while readers keep reading: copy,

@@ -10,9 +10,9 @@ namespace {
 using device::IoClass;
 using device::IoContext;
 
-// How long a writer waits for another writer to release a zone before the
-// volume reports it full.
-constexpr absl::Duration kZoneWait = absl::Seconds(30);
+// How long a writer waits for the active-zone budget (every active zone is
+// leased by another writer) before it reports the volume full.
+constexpr absl::Duration kZoneWait = absl::Seconds(10);
 
 }  // namespace
 
@@ -134,11 +134,7 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(const FileMeta& file,
     // A zone of the same group with room left comes first.
     for (uint32_t zone : m.partial) {
       ZoneUse& z = m.zones[zone];
-      if (z.group != d.group) continue;
-      if (z.leased) {
-        *busy_zones = true;
-        continue;
-      }
+      if (z.group != d.group || z.leased) continue;
       z.leased = true;
       const uint64_t start = m.dev->ZoneStart(zone);
       return Lease{dev, zone, start + z.written, start + z.capacity};
@@ -186,7 +182,7 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(const FileMeta& file,
       if (lease.ok()) return lease;
       status = lease.status();
       if (busy && absl::Now() < deadline) {
-        // Another writer holds the zone this one could use; wait for it.
+        // Empty zones exist but every active zone is leased: wait for one.
         zone_released_.WaitWithDeadline(&mu_, deadline);
         continue;
       }

@@ -284,6 +284,7 @@ struct Plan {
   int ops = 0;
   int arm_at = -1;
   uint64_t budget = 0;
+  int recovery_budget = -1;  // >= 0: the power also goes during the first mount
 };
 
 Plan RandomPlan(uint64_t seed) {
@@ -297,6 +298,7 @@ Plan RandomPlan(uint64_t seed) {
     p.arm_at = static_cast<int>(rng() % p.ops);
     p.budget = rng() % 12;
   }
+  if (rng() % 4 == 0) p.recovery_budget = static_cast<int>(rng() % 4);
   return p;
 }
 
@@ -332,6 +334,12 @@ void RunIteration(uint64_t seed, const Plan& plan, bool* cut) {
   }
   *cut |= Emu(devs[plan.cut_device])->powered_off();
   Crash(devs, vol, w.writers_);
+  if (plan.recovery_budget >= 0) {
+    Emu(devs[0])->PowerOffAfter(static_cast<uint64_t>(plan.recovery_budget));
+    auto interrupted = Volume::Mount(devs, options);  // may or may not finish
+    if (interrupted.ok()) vol = std::move(*interrupted);
+    Crash(devs, vol);
+  }
   ASSERT_OK_AND_ASSIGN(vol, Volume::Mount(devs, options));
   const auto problems = Differences(*vol, w.model_);
   if (!problems.empty()) {

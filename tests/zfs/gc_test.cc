@@ -4,12 +4,14 @@
 // gets room from GC, and Relocate moves a file between devices under a
 // reader.
 #include <atomic>
+#include <map>
 #include <random>
 #include <set>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "absl/synchronization/mutex.h"
 #include "zfs_test_util.h"
 
 namespace zonestack::zfs {
@@ -111,6 +113,83 @@ TEST_F(GcTest, WriterOnAFullVolumeGetsRoomFromGc) {
   ASSERT_OK(got);
   EXPECT_TRUE(*got == Pattern(777, size));
   ExpectEvenFiles(files, 300000);
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
+}
+
+TEST_F(GcTest, GcUnderConcurrentWritersDeletersAndReaders) {
+  FormatAndMount({OpenDev(ZnsUri(16))}, {.gc_free_zone_threshold = 0.3});
+  absl::Mutex mu;
+  std::map<std::string, uint64_t> live;  // guarded by mu
+  std::atomic<bool> stop{false};
+  std::atomic<int> writers_done{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(t);
+      std::vector<std::string> mine;
+      for (int i = 0; i < 40 && !::testing::Test::HasFailure(); ++i) {
+        const std::string path = absl::StrCat("/t", t, "_", i);
+        const uint64_t size = 1 + rng() % (900 << 10);
+        ASSERT_OK(WriteFile(*vol_, path, Pattern(std::hash<std::string>()(path), size),
+                            {}, 1 + rng() % (200 << 10)));
+        {
+          absl::MutexLock l(&mu);
+          live[path] = size;
+        }
+        mine.push_back(path);
+        if (mine.size() > 6) {  // keep a few, delete one at random
+          const size_t k = rng() % mine.size();
+          {
+            absl::MutexLock l(&mu);
+            live.erase(mine[k]);
+          }
+          ASSERT_OK(vol_->Delete(mine[k]));
+          mine.erase(mine.begin() + static_cast<long>(k));
+        }
+      }
+      ++writers_done;
+    });
+  }
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937_64 rng(50 + t);
+      while (!stop) {
+        std::pair<std::string, uint64_t> pick;
+        {
+          absl::MutexLock l(&mu);
+          if (live.empty()) continue;
+          auto it = live.begin();
+          std::advance(it, rng() % live.size());
+          pick = *it;
+        }
+        auto r = vol_->Open(pick.first);
+        if (!r.ok()) continue;  // deleted meanwhile
+        const uint64_t off = rng() % pick.second;
+        std::vector<uint8_t> buf(std::min<uint64_t>(pick.second - off, 1 + rng() % 300000));
+        auto n = (*r)->Read(off, buf);
+        ASSERT_TRUE(n.ok()) << pick.first << ": " << n.status();
+        ASSERT_EQ(*n, buf.size());
+        ASSERT_TRUE(MatchesPattern(std::hash<std::string>()(pick.first), off, buf)) << pick.first;
+      }
+    });
+  }
+  // Forced runs besides the background GC's, racing the others.
+  while (writers_done < 3 && !::testing::Test::HasFailure()) {
+    ASSERT_OK(vol_->CollectGarbage(/*force=*/true));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  stop = true;
+  for (auto& t : threads) t.join();
+  for (const auto& [path, size] : live) {
+    auto got = ReadFile(*vol_, path);
+    ASSERT_OK(got);
+    EXPECT_EQ(got->size(), size);
+    EXPECT_TRUE(MatchesPattern(std::hash<std::string>()(path), 0, *got)) << path;
+  }
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
+  ASSERT_NO_FATAL_FAILURE(Remount());
   ExpectConsistent(*vol_);
   ExpectNoLeakedSpace(*vol_);
 }

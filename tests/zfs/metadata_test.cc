@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 
@@ -71,6 +72,20 @@ TEST_F(MetadataTest, RemountAfterCleanUnmountRestoresEverything) {
   ExpectConsistent(*vol_);
 }
 
+TEST_F(MetadataTest, SetHintSurvivesRemount) {
+  FormatAndMount({OpenDev(ZnsUri(16))});
+  ASSERT_OK(WriteFile(*vol_, "/000007.sst", Pattern(1, 1000), {.kind = policy::FileKind::kSst}));
+  ASSERT_OK(vol_->SetHint("/000007.sst", {.kind = policy::FileKind::kSst,
+                                          .lifetime = policy::Lifetime::kLong, .level = 4}));
+  EXPECT_EQ(vol_->SetHint("/none", {}).code(), absl::StatusCode::kNotFound);
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  const auto files = vol_->Files();
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].hint.level, 4);
+  EXPECT_EQ(files[0].hint.lifetime, policy::Lifetime::kLong);
+  EXPECT_TRUE(*ReadFile(*vol_, "/000007.sst") == Pattern(1, 1000));
+}
+
 TEST_F(MetadataTest, ReadOnlyMountReadsButRefusesWrites) {
   FormatAndMount({OpenDev(ZnsUri(16))});
   ASSERT_OK(WriteFile(*vol_, "/f", Pattern(1, 1000)));
@@ -108,6 +123,45 @@ TEST_F(MetadataTest, LogRollsToTheOtherZoneWhenFullAndRemountStillWorks) {
   for (int i = 0; i < 400; ++i) ASSERT_OK(vol_->CreateDir("/d" + std::to_string(i)));
   ASSERT_NO_FATAL_FAILURE(Remount());
   EXPECT_EQ(vol_->List("/")->size(), 550u);
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(MetadataTest, FullMetadataFailsOpsWithoutLosingAcknowledgedOnes) {
+  // 269 KB metadata zones and file records of over 1 KB: the snapshot
+  // grows until a record no longer fits beside it. Ops then fail with
+  // kResourceExhausted; none that succeeded may be lost.
+  FormatAndMount({OpenDev("emu:zn540?zones=24&scale=1/4096&timing=none")});
+  absl::Status full;
+  int created = 0;
+  for (; created < 1000; ++created) {
+    full = WriteFile(*vol_, absl::StrCat("/", std::string(1200, 'n'), created), {});
+    if (!full.ok()) break;
+  }
+  ASSERT_EQ(full.code(), absl::StatusCode::kResourceExhausted) << full;
+  EXPECT_EQ(vol_->CreateDir("/after").code(), absl::StatusCode::kResourceExhausted);
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  EXPECT_EQ(vol_->List("/")->size(), static_cast<size_t>(created));
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(MetadataTest, LogCyclesThroughThreeMetadataZones) {
+  devs_ = {OpenDev("emu:zn540?zones=24&scale=1/2048&timing=none")};
+  ASSERT_OK(Volume::Format(devs_, {.metadata_zones = 3}));
+  ASSERT_NO_FATAL_FAILURE(Mount());
+  std::set<std::string> zones;
+  for (int i = 0; i < 700; ++i) {
+    ASSERT_OK(vol_->CreateDir("/d" + std::to_string(i % 50)));
+    if (i % 50 == 49) {
+      for (int j = 0; j < 50; ++j) ASSERT_OK(vol_->DeleteDir("/d" + std::to_string(j)));
+    }
+    const std::string head = (*vol_->DumpLog())[0];
+    zones.insert(head.substr(0, head.find(" sequence")));
+  }
+  EXPECT_EQ(zones.size(), 3u) << "each metadata zone used in turn";
+  ASSERT_OK(WriteFile(*vol_, "/f", Pattern(1, 5000)));
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  EXPECT_TRUE(*ReadFile(*vol_, "/f") == Pattern(1, 5000));
+  EXPECT_EQ(*vol_->List("/"), std::vector<std::string>{"f"});  // the dirs were deleted
   ExpectConsistent(*vol_);
 }
 

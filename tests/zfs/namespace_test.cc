@@ -237,5 +237,23 @@ TEST_F(NamespaceTest, DeletedButOpenFileStaysReadableUntilClosed) {
   ExpectConsistent(*vol_);
 }
 
+TEST_F(NamespaceTest, FileDeletedWhileOpenForWritingFreesItsZoneOnClose) {
+  const policy::FileHint hint{.kind = policy::FileKind::kSst,
+                              .lifetime = policy::Lifetime::kExtreme};
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/f", hint));
+  ASSERT_OK(w->Append(Pattern(1, 200000)));
+  ASSERT_OK(w->Sync());
+  ASSERT_OK(vol_->Delete("/f"));
+  ASSERT_OK(w->Append(Pattern(1, 200000, 1000)));
+  EXPECT_OK(w->Sync());  // nothing to log for a file without a name
+  const uint64_t resets = ZoneResets(*vol_);
+  ASSERT_OK(w->Close());
+  EXPECT_EQ(ZoneResets(*vol_), resets + 1);
+  EXPECT_EQ(vol_->Space()[0].valid_bytes, 0u);
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  EXPECT_FALSE(Exists("/f"));
+  ExpectConsistent(*vol_);
+}
+
 }  // namespace
 }  // namespace zonestack::zfs
