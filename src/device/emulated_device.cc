@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "device/zone_error.h"
 
@@ -126,27 +127,33 @@ absl::Status EmulatedDevice::ReadLocked(uint64_t offset, std::span<uint8_t> dst)
   return absl::OkStatus();
 }
 
-absl::Status EmulatedDevice::Read(uint64_t offset, std::span<uint8_t> dst,
-                                  const IoContext& ctx) {
+absl::Status EmulatedDevice::RunCommand(
+    bool mutating, absl::FunctionRef<absl::StatusOr<TimedRequest>()> body) {
   const uint64_t submit = clock_->SubmitTimeNs();
   uint64_t done;
   {
     absl::MutexLock lock(&mu_);
-    if (auto s = CheckPowerLocked(/*mutating=*/false); !s.ok()) return s;
+    if (auto s = CheckPowerLocked(mutating); !s.ok()) return s;
+    absl::StatusOr<TimedRequest> request = body();
+    if (!request.ok()) return request.status();
+    done = ScheduleLocked(*request, submit);
+  }
+  WaitFor(done);
+  return absl::OkStatus();
+}
+
+absl::Status EmulatedDevice::Read(uint64_t offset, std::span<uint8_t> dst,
+                                  const IoContext& ctx) {
+  return RunCommand(false, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (auto s = zones_.CheckRead(offset, dst.size()); !s.ok()) return s;
     if (auto s = ReadLocked(offset, dst); !s.ok()) return s;
     IoCounters& c = stats_.by_class[static_cast<int>(ctx.io_class)];
     ++c.read_ops;
     c.read_bytes += dst.size();
     const uint32_t zone = ZoneOf(offset);
-    done = ScheduleLocked({.op = IoOp::kRead, .zone = zone, .offset = offset,
-                           .length = dst.size(),
-                           .cell_mode = zones_.zone(zone).cell_mode,
-                           .io_class = ctx.io_class},
-                          submit);
-  }
-  WaitFor(done);
-  return absl::OkStatus();
+    return TimedRequest{.op = IoOp::kRead, .zone = zone, .offset = offset, .length = dst.size(),
+                        .cell_mode = zones_.zone(zone).cell_mode, .io_class = ctx.io_class};
+  });
 }
 
 absl::Status EmulatedDevice::WriteLocked(uint64_t offset, std::span<const uint8_t> src,
@@ -172,31 +179,20 @@ absl::Status EmulatedDevice::WriteLocked(uint64_t offset, std::span<const uint8_
 
 absl::Status EmulatedDevice::Write(uint64_t offset, std::span<const uint8_t> src,
                                    const IoContext& ctx) {
-  const uint64_t submit = clock_->SubmitTimeNs();
-  uint64_t done;
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
+  return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (auto s = WriteLocked(offset, src, ctx); !s.ok()) return s;
     const uint32_t zone = ZoneOf(offset);
-    done = ScheduleLocked({.op = IoOp::kWrite, .zone = zone, .offset = offset,
-                           .length = src.size(),
-                           .cell_mode = zones_.zone(zone).cell_mode,
-                           .io_class = ctx.io_class},
-                          submit);
-  }
-  WaitFor(done);
-  return absl::OkStatus();
+    return TimedRequest{.op = IoOp::kWrite, .zone = zone, .offset = offset, .length = src.size(),
+                        .cell_mode = zones_.zone(zone).cell_mode, .io_class = ctx.io_class};
+  });
 }
 
 absl::StatusOr<uint64_t> EmulatedDevice::Append(uint32_t zone,
                                                 std::span<const uint8_t> src,
                                                 const IoContext& ctx) {
-  const uint64_t submit = clock_->SubmitTimeNs();
-  uint64_t done, offset;
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
+  uint64_t offset = 0;
+  absl::Status s = RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS
+                                  -> absl::StatusOr<TimedRequest> {
     if (zone >= info_.num_zones) {
       return MakeZoneError(ZoneError::kOutOfRange,
                            absl::StrCat("append to zone ", zone, " of ", info_.num_zones));
@@ -211,45 +207,28 @@ absl::StatusOr<uint64_t> EmulatedDevice::Append(uint32_t zone,
                            absl::StrCat("append of ", src.size(), " bytes exceeds the limit of ",
                                         info_.max_append_bytes));
     }
-    if (auto s = CheckZoneTakesWrites(z); !s.ok()) return s;
+    if (auto st = CheckZoneTakesWrites(z); !st.ok()) return st;
     offset = z.write_pointer;
-    if (auto s = WriteLocked(offset, src, ctx); !s.ok()) return s;
-    done = ScheduleLocked({.op = IoOp::kWrite, .zone = zone, .offset = offset,
-                           .length = src.size(),
-                           .cell_mode = zones_.zone(zone).cell_mode,
-                           .io_class = ctx.io_class},
-                          submit);
-  }
-  WaitFor(done);
+    if (auto st = WriteLocked(offset, src, ctx); !st.ok()) return st;
+    return TimedRequest{.op = IoOp::kWrite, .zone = zone, .offset = offset, .length = src.size(),
+                        .cell_mode = zones_.zone(zone).cell_mode, .io_class = ctx.io_class};
+  });
+  if (!s.ok()) return s;
   return offset;
 }
 
 absl::Status EmulatedDevice::OpenZone(uint32_t zone, CellMode mode, const IoContext& ctx) {
-  const uint64_t submit = clock_->SubmitTimeNs();
-  uint64_t done;
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
+  return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (auto s = zones_.Open(zone, mode); !s.ok()) return s;
-    done = ScheduleLocked({.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class},
-                          submit);
-  }
-  WaitFor(done);
-  return absl::OkStatus();
+    return TimedRequest{.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class};
+  });
 }
 
 absl::Status EmulatedDevice::CloseZone(uint32_t zone, const IoContext& ctx) {
-  const uint64_t submit = clock_->SubmitTimeNs();
-  uint64_t done;
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
+  return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (auto s = zones_.Close(zone); !s.ok()) return s;
-    done = ScheduleLocked({.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class},
-                          submit);
-  }
-  WaitFor(done);
-  return absl::OkStatus();
+    return TimedRequest{.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class};
+  });
 }
 
 absl::Status EmulatedDevice::SaveDurable(uint32_t zone) {
@@ -257,29 +236,18 @@ absl::Status EmulatedDevice::SaveDurable(uint32_t zone) {
 }
 
 absl::Status EmulatedDevice::FinishZone(uint32_t zone, const IoContext& ctx) {
-  const uint64_t submit = clock_->SubmitTimeNs();
-  uint64_t done;
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
+  return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (auto s = zones_.Finish(zone); !s.ok()) return s;
     // A finished zone is durable with everything written to it.
     zones_.MarkDurable(zone);
     if (auto s = SaveDurable(zone); !s.ok()) return s;
     ++stats_.zone_finishes;
-    done = ScheduleLocked({.op = IoOp::kFinish, .zone = zone, .io_class = ctx.io_class},
-                          submit);
-  }
-  WaitFor(done);
-  return absl::OkStatus();
+    return TimedRequest{.op = IoOp::kFinish, .zone = zone, .io_class = ctx.io_class};
+  });
 }
 
 absl::Status EmulatedDevice::ResetZone(uint32_t zone, const IoContext& ctx) {
-  const uint64_t submit = clock_->SubmitTimeNs();
-  uint64_t done;
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
+  return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (zone >= info_.num_zones) return zones_.Reset(zone);
     const ZoneInfo before = zones_.zone(zone);
     if (auto s = zones_.Reset(zone); !s.ok()) return s;
@@ -289,13 +257,10 @@ absl::Status EmulatedDevice::ResetZone(uint32_t zone, const IoContext& ctx) {
     }
     if (auto s = SaveDurable(zone); !s.ok()) return s;
     ++stats_.zone_resets;
-    done = ScheduleLocked({.op = IoOp::kReset, .zone = zone, .offset = before.start,
-                           .length = written, .cell_mode = before.cell_mode,
-                           .io_class = ctx.io_class},
-                          submit);
-  }
-  WaitFor(done);
-  return absl::OkStatus();
+    return TimedRequest{.op = IoOp::kReset, .zone = zone, .offset = before.start,
+                        .length = written, .cell_mode = before.cell_mode,
+                        .io_class = ctx.io_class};
+  });
 }
 
 absl::Status EmulatedDevice::FlushLocked() {
@@ -312,17 +277,11 @@ absl::Status EmulatedDevice::FlushLocked() {
 }
 
 absl::Status EmulatedDevice::Flush(const IoContext& ctx) {
-  const uint64_t submit = clock_->SubmitTimeNs();
-  uint64_t done;
-  {
-    absl::MutexLock lock(&mu_);
-    if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
+  return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (auto s = FlushLocked(); !s.ok()) return s;
     ++stats_.flushes;
-    done = ScheduleLocked({.op = IoOp::kFlush, .io_class = ctx.io_class}, submit);
-  }
-  WaitFor(done);
-  return absl::OkStatus();
+    return TimedRequest{.op = IoOp::kFlush, .io_class = ctx.io_class};
+  });
 }
 
 absl::StatusOr<uint64_t> EmulatedDevice::SimpleCopy(std::span<const CopyRange> sources,

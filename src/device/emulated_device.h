@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/synchronization/mutex.h"
 #include "device/backing.h"
 #include "device/clock.h"
@@ -75,6 +76,12 @@ class EmulatedDevice : public ZonedDevice {
 
  private:
   explicit EmulatedDevice(EmulatorOptions options);
+  // The envelope of every command: the submit time, the device lock, the
+  // power check, `body` (which does the work and describes it for the
+  // timing model), then the wait for the modeled completion outside the
+  // lock.
+  absl::Status RunCommand(bool mutating,
+                          absl::FunctionRef<absl::StatusOr<TimedRequest>()> body);
   // Reserves the model's time for `r` and returns when it completes.
   uint64_t ScheduleLocked(const TimedRequest& r, uint64_t submit_ns)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -33,6 +33,18 @@ ZoneStateMachine::ZoneStateMachine(const DeviceInfo& info) : info_(info) {
   }
 }
 
+absl::StatusOr<ZoneStateMachine::Zone*> ZoneStateMachine::ManagedZone(uint32_t index,
+                                                                      const char* action,
+                                                                      std::string* where) {
+  if (auto s = CheckZoneIndex(index); !s.ok()) return s;
+  Zone& z = zones_[index];
+  *where = absl::StrCat(action, " zone ", index, " (", ToString(z.info.state), ")");
+  if (z.info.type == ZoneType::kConventional) {
+    return MakeZoneError(ZoneError::kInvalidArgument, absl::StrCat(*where, ": conventional zone"));
+  }
+  return &z;
+}
+
 absl::Status ZoneStateMachine::CheckZoneIndex(uint32_t zone) const {
   if (zone >= zones_.size()) {
     return MakeZoneError(ZoneError::kOutOfRange,
@@ -190,14 +202,10 @@ absl::Status ZoneStateMachine::CheckRead(uint64_t offset, uint64_t len) const {
 }
 
 absl::Status ZoneStateMachine::Open(uint32_t index, CellMode mode) {
-  if (auto s = CheckZoneIndex(index); !s.ok()) return s;
-  Zone& z = zones_[index];
-  const std::string where = absl::StrCat("open zone ", index, " (",
-                                         ToString(z.info.state), ")");
-  if (z.info.type == ZoneType::kConventional) {
-    return MakeZoneError(ZoneError::kInvalidArgument,
-                         absl::StrCat(where, ": conventional zone"));
-  }
+  std::string where;
+  auto managed = ManagedZone(index, "open", &where);
+  if (!managed.ok()) return managed.status();
+  Zone& z = **managed;
   if (mode != CellMode::kNone && !info_.SupportsCellMode(mode)) {
     return MakeZoneError(ZoneError::kUnsupported,
                          absl::StrCat(where, ": ", info_.name,
@@ -233,14 +241,10 @@ absl::Status ZoneStateMachine::Open(uint32_t index, CellMode mode) {
 }
 
 absl::Status ZoneStateMachine::Close(uint32_t index) {
-  if (auto s = CheckZoneIndex(index); !s.ok()) return s;
-  Zone& z = zones_[index];
-  const std::string where = absl::StrCat("close zone ", index, " (",
-                                         ToString(z.info.state), ")");
-  if (z.info.type == ZoneType::kConventional) {
-    return MakeZoneError(ZoneError::kInvalidArgument,
-                         absl::StrCat(where, ": conventional zone"));
-  }
+  std::string where;
+  auto managed = ManagedZone(index, "close", &where);
+  if (!managed.ok()) return managed.status();
+  Zone& z = **managed;
   switch (z.info.state) {
     case ZoneState::kImplicitlyOpened:
     case ZoneState::kExplicitlyOpened:
@@ -269,14 +273,10 @@ absl::Status ZoneStateMachine::Close(uint32_t index) {
 }
 
 absl::Status ZoneStateMachine::Finish(uint32_t index) {
-  if (auto s = CheckZoneIndex(index); !s.ok()) return s;
-  Zone& z = zones_[index];
-  const std::string where = absl::StrCat("finish zone ", index, " (",
-                                         ToString(z.info.state), ")");
-  if (z.info.type == ZoneType::kConventional) {
-    return MakeZoneError(ZoneError::kInvalidArgument,
-                         absl::StrCat(where, ": conventional zone"));
-  }
+  std::string where;
+  auto managed = ManagedZone(index, "finish", &where);
+  if (!managed.ok()) return managed.status();
+  Zone& z = **managed;
   switch (z.info.state) {
     case ZoneState::kEmpty:
       // An empty zone passes through active on its way to full (QEMU
@@ -300,14 +300,10 @@ absl::Status ZoneStateMachine::Finish(uint32_t index) {
 }
 
 absl::Status ZoneStateMachine::Reset(uint32_t index) {
-  if (auto s = CheckZoneIndex(index); !s.ok()) return s;
-  Zone& z = zones_[index];
-  const std::string where = absl::StrCat("reset zone ", index, " (",
-                                         ToString(z.info.state), ")");
-  if (z.info.type == ZoneType::kConventional) {
-    return MakeZoneError(ZoneError::kInvalidArgument,
-                         absl::StrCat(where, ": conventional zone"));
-  }
+  std::string where;
+  auto managed = ManagedZone(index, "reset", &where);
+  if (!managed.ok()) return managed.status();
+  Zone& z = **managed;
   switch (z.info.state) {
     case ZoneState::kEmpty:
     case ZoneState::kImplicitlyOpened:

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "device/zone.h"
 
 namespace zonestack::device {
@@ -76,6 +77,9 @@ class ZoneStateMachine {
     return z.info.type == ZoneType::kSequentialWriteRequired;
   }
   absl::Status CheckZoneIndex(uint32_t zone) const;
+  // The zone a management `action` targets, with `where` describing it for
+  // errors; conventional zones take no zone management.
+  absl::StatusOr<Zone*> ManagedZone(uint32_t index, const char* action, std::string* where);
   // Resources for taking zone `z` to an open state in `mode`, counting an
   // implicitly opened zone the device may close at the open limit.
   absl::Status CheckOpenResources(const Zone& z, CellMode mode) const;
