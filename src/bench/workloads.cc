@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 
 namespace zonestack::bench {
