@@ -37,6 +37,16 @@ double EulerMaclaurin(int64_t k, int64_t n, double theta) {
 
 constexpr int64_t kEulerMaclaurinStart = 100'000;
 
+absl::Status CheckArguments(int64_t min, int64_t max, double theta) {
+  if (absl::Status s = CheckZipfianConstant(theta); !s.ok()) return s;
+  // max - min + 1 items must fit an int64_t.
+  if (min > max || static_cast<uint64_t>(max) - static_cast<uint64_t>(min) >=
+                       static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return absl::InvalidArgumentError(absl::StrCat("zipfian: bad range ", min, "..", max));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 double NextUnitDouble(std::mt19937_64& rng) {
@@ -77,16 +87,16 @@ absl::Status CheckZipfianConstant(double theta) {
 
 absl::StatusOr<ZipfianGenerator> ZipfianGenerator::Create(int64_t min, int64_t max,
                                                           double theta) {
-  if (absl::Status s = CheckZipfianConstant(theta); !s.ok()) return s;
-  if (min > max) return absl::InvalidArgumentError(absl::StrCat("zipfian: min ", min, " > max ", max));
+  if (absl::Status s = CheckArguments(min, max, theta); !s.ok()) return s;
   return ZipfianGenerator(min, max - min + 1, theta, Zeta(max - min + 1, theta));
 }
 
 absl::StatusOr<ZipfianGenerator> ZipfianGenerator::CreateWithZeta(int64_t min, int64_t max,
                                                                   double theta, double zetan) {
-  if (absl::Status s = CheckZipfianConstant(theta); !s.ok()) return s;
-  if (min > max) return absl::InvalidArgumentError(absl::StrCat("zipfian: min ", min, " > max ", max));
-  if (!(zetan >= 1)) return absl::InvalidArgumentError(absl::StrCat("zipfian: zetan ", zetan, " < 1"));
+  if (absl::Status s = CheckArguments(min, max, theta); !s.ok()) return s;
+  if (!(zetan >= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat("zipfian: zetan ", zetan, " < 1"));
+  }
   return ZipfianGenerator(min, max - min + 1, theta, zetan);
 }
 

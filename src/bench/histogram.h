@@ -3,7 +3,7 @@
 // any reported percentile is within 1/kSubBuckets (0.8%) of a recorded value.
 #pragma once
 
-#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

@@ -1,6 +1,10 @@
 // YCSB-style properties text <-> WorkloadSpec (declared in workloads.h).
 #include <charconv>
 #include <cmath>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -12,37 +16,8 @@
 namespace zonestack::bench {
 namespace {
 
-using Setter = absl::Status (*)(absl::string_view value, WorkloadSpec& spec);
-using Getter = std::string (*)(const WorkloadSpec& spec);
-
 absl::Status Bad(const std::string& expected) {
   return absl::InvalidArgumentError(absl::StrCat("expected ", expected));
-}
-
-absl::Status Int(absl::string_view v, int64_t lo, int64_t* out) {
-  int64_t x;
-  if (!absl::SimpleAtoi(v, &x) || x < lo) return Bad(absl::StrCat("an integer >= ", lo));
-  *out = x;
-  return absl::OkStatus();
-}
-
-absl::Status SmallInt(absl::string_view v, int* out) {
-  int64_t x;
-  if (!absl::SimpleAtoi(v, &x) || x < 0 || x > 4096) return Bad("an integer in [0, 4096]");
-  *out = static_cast<int>(x);
-  return absl::OkStatus();
-}
-
-absl::Status Number(absl::string_view v, double* out) {
-  double x;
-  if (!absl::SimpleAtod(v, &x) || !std::isfinite(x)) return Bad("a finite number");
-  *out = x;
-  return absl::OkStatus();
-}
-
-absl::Status Bool(absl::string_view v) {
-  if (absl::EqualsIgnoreCase(v, "true") || absl::EqualsIgnoreCase(v, "false")) return absl::OkStatus();
-  return Bad("true or false");
 }
 
 std::string Shortest(double x) {  // the shortest text that reads back as x
@@ -51,110 +26,151 @@ std::string Shortest(double x) {  // the shortest text that reads back as x
   return std::string(buf, r.ptr);
 }
 
-absl::Status Distribution(absl::string_view v, WorkloadSpec& s) {
-  if (v == "uniform") s.request_distribution = RequestDistribution::kUniform;
-  else if (v == "zipfian") s.request_distribution = RequestDistribution::kZipfian;
-  else if (v == "latest") s.request_distribution = RequestDistribution::kLatest;
-  else if (v == "hotspot") s.request_distribution = RequestDistribution::kHotspot;
-  else if (v == "exponential" || v == "sequential") return Bad("uniform, zipfian, latest or hotspot (YCSB's exponential and sequential are not supported)");
-  else return Bad("uniform, zipfian, latest or hotspot");
-  return absl::OkStatus();
-}
-
-std::string DistributionName(const WorkloadSpec& s) {
-  switch (s.request_distribution) {
-    case RequestDistribution::kUniform: return "uniform";
-    case RequestDistribution::kZipfian: return "zipfian";
-    case RequestDistribution::kLatest: return "latest";
-    case RequestDistribution::kHotspot: return "hotspot";
-  }
-  return "?";
-}
-
 struct Property {
   const char* key;
-  Setter set;
-  Getter get;  // nullptr: accepted for YCSB compatibility, changes nothing
+  std::function<absl::Status(absl::string_view value, WorkloadSpec& spec)> set;
+  // Empty for YCSB keys accepted for compatibility that change nothing.
+  std::function<std::string(const WorkloadSpec& spec)> get;
 };
 
+Property IntProperty(const char* key, int64_t WorkloadSpec::*field, int64_t min) {
+  return {key,
+          [=](absl::string_view v, WorkloadSpec& s) {
+            int64_t x;
+            if (!absl::SimpleAtoi(v, &x) || x < min) {
+              return Bad(absl::StrCat("an integer >= ", min));
+            }
+            s.*field = x;
+            return absl::OkStatus();
+          },
+          [=](const WorkloadSpec& s) { return absl::StrCat(s.*field); }};
+}
+
+// Padding and key sizes: ints, and small.
+Property WidthProperty(const char* key, int WorkloadSpec::*field) {
+  return {key,
+          [=](absl::string_view v, WorkloadSpec& s) {
+            int x;
+            if (!absl::SimpleAtoi(v, &x) || x < 0 || x > 4096) {
+              return Bad("an integer in [0, 4096]");
+            }
+            s.*field = x;
+            return absl::OkStatus();
+          },
+          [=](const WorkloadSpec& s) { return absl::StrCat(s.*field); }};
+}
+
+Property NumberProperty(const char* key, double WorkloadSpec::*field) {
+  return {key,
+          [=](absl::string_view v, WorkloadSpec& s) {
+            double x;
+            if (!absl::SimpleAtod(v, &x) || !std::isfinite(x)) return Bad("a finite number");
+            s.*field = x;
+            return absl::OkStatus();
+          },
+          [=](const WorkloadSpec& s) { return Shortest(s.*field); }};
+}
+
+template <typename E>
+Property EnumProperty(const char* key, E WorkloadSpec::*field,
+                      std::vector<std::pair<const char*, E>> names, const char* note = "") {
+  std::string expected;
+  for (const auto& [name, value] : names) {
+    absl::StrAppend(&expected, expected.empty() ? "" : " or ", name);
+  }
+  absl::StrAppend(&expected, note);
+  return {key,
+          [=](absl::string_view v, WorkloadSpec& s) {
+            for (const auto& [name, value] : names) {
+              if (v == name) {
+                s.*field = value;
+                return absl::OkStatus();
+              }
+            }
+            return Bad(expected);
+          },
+          [=](const WorkloadSpec& s) {
+            for (const auto& [name, value] : names) {
+              if (s.*field == value) return std::string(name);
+            }
+            return std::string("?");
+          }};
+}
+
+// A YCSB key that changes nothing for a key-value store, whose value must
+// still be one that YCSB would run the same way.
+Property IgnoredProperty(const char* key, bool (*acceptable)(absl::string_view),
+                         const char* expected) {
+  return {key,
+          [=](absl::string_view v, WorkloadSpec&) {
+            return acceptable(v) ? absl::OkStatus() : Bad(expected);
+          },
+          nullptr};
+}
+
+bool IsCoreWorkload(absl::string_view v) {
+  return absl::EndsWith(v, "workloads.CoreWorkload");  // site.ycsb. or com.yahoo.ycsb.
+}
+
+bool IsBool(absl::string_view v) {
+  return absl::EqualsIgnoreCase(v, "true") || absl::EqualsIgnoreCase(v, "false");
+}
+
 // In FormatWorkloadProperties's order.
-const Property kProperties[] = {
-    {"recordcount", [](absl::string_view v, WorkloadSpec& s) { return Int(v, 1, &s.record_count); },
-     [](const WorkloadSpec& s) { return absl::StrCat(s.record_count); }},
-    {"operationcount", [](absl::string_view v, WorkloadSpec& s) { return Int(v, 0, &s.operation_count); },
-     [](const WorkloadSpec& s) { return absl::StrCat(s.operation_count); }},
-    {"readproportion", [](absl::string_view v, WorkloadSpec& s) { return Number(v, &s.read_proportion); },
-     [](const WorkloadSpec& s) { return Shortest(s.read_proportion); }},
-    {"updateproportion", [](absl::string_view v, WorkloadSpec& s) { return Number(v, &s.update_proportion); },
-     [](const WorkloadSpec& s) { return Shortest(s.update_proportion); }},
-    {"insertproportion", [](absl::string_view v, WorkloadSpec& s) { return Number(v, &s.insert_proportion); },
-     [](const WorkloadSpec& s) { return Shortest(s.insert_proportion); }},
-    {"scanproportion", [](absl::string_view v, WorkloadSpec& s) { return Number(v, &s.scan_proportion); },
-     [](const WorkloadSpec& s) { return Shortest(s.scan_proportion); }},
-    {"readmodifywriteproportion",
-     [](absl::string_view v, WorkloadSpec& s) { return Number(v, &s.read_modify_write_proportion); },
-     [](const WorkloadSpec& s) { return Shortest(s.read_modify_write_proportion); }},
-    {"requestdistribution", Distribution, DistributionName},
-    {"zipfianconstant", [](absl::string_view v, WorkloadSpec& s) { return Number(v, &s.zipfian_constant); },
-     [](const WorkloadSpec& s) { return Shortest(s.zipfian_constant); }},
-    {"minscanlength", [](absl::string_view v, WorkloadSpec& s) { return Int(v, 1, &s.min_scan_length); },
-     [](const WorkloadSpec& s) { return absl::StrCat(s.min_scan_length); }},
-    {"maxscanlength", [](absl::string_view v, WorkloadSpec& s) { return Int(v, 1, &s.max_scan_length); },
-     [](const WorkloadSpec& s) { return absl::StrCat(s.max_scan_length); }},
-    {"scanlengthdistribution",
-     [](absl::string_view v, WorkloadSpec& s) {
-       if (v == "uniform") s.scan_length_distribution = ScanLengthDistribution::kUniform;
-       else if (v == "zipfian") s.scan_length_distribution = ScanLengthDistribution::kZipfian;
-       else return Bad("uniform or zipfian");
-       return absl::OkStatus();
-     },
-     [](const WorkloadSpec& s) {
-       return std::string(s.scan_length_distribution == ScanLengthDistribution::kUniform ? "uniform" : "zipfian");
-     }},
-    {"insertorder",
-     [](absl::string_view v, WorkloadSpec& s) {
-       if (v == "hashed") s.insert_order = InsertOrder::kHashed;
-       else if (v == "ordered") s.insert_order = InsertOrder::kOrdered;
-       else return Bad("hashed or ordered");
-       return absl::OkStatus();
-     },
-     [](const WorkloadSpec& s) { return std::string(s.insert_order == InsertOrder::kHashed ? "hashed" : "ordered"); }},
-    {"zeropadding", [](absl::string_view v, WorkloadSpec& s) { return SmallInt(v, &s.zero_padding); },
-     [](const WorkloadSpec& s) { return absl::StrCat(s.zero_padding); }},
-    {"keysize", [](absl::string_view v, WorkloadSpec& s) { return SmallInt(v, &s.key_size); },
-     [](const WorkloadSpec& s) { return absl::StrCat(s.key_size); }},
-    {"fieldcount", [](absl::string_view v, WorkloadSpec& s) { return Int(v, 0, &s.field_count); },
-     [](const WorkloadSpec& s) { return absl::StrCat(s.field_count); }},
-    {"fieldlength", [](absl::string_view v, WorkloadSpec& s) { return Int(v, 0, &s.field_length); },
-     [](const WorkloadSpec& s) { return absl::StrCat(s.field_length); }},
-    {"hotspotdatafraction", [](absl::string_view v, WorkloadSpec& s) { return Number(v, &s.hotspot_data_fraction); },
-     [](const WorkloadSpec& s) { return Shortest(s.hotspot_data_fraction); }},
-    {"hotspotopnfraction", [](absl::string_view v, WorkloadSpec& s) { return Number(v, &s.hotspot_opn_fraction); },
-     [](const WorkloadSpec& s) { return Shortest(s.hotspot_opn_fraction); }},
-    // YCSB keys found in its workload files that change nothing for a
-    // key-value store: values are read and written whole.
-    {"workload",
-     [](absl::string_view v, WorkloadSpec&) {
-       return absl::EndsWith(v, "workloads.CoreWorkload") ? absl::OkStatus() : Bad("YCSB's CoreWorkload");
-     },
-     nullptr},
-    {"readallfields", [](absl::string_view v, WorkloadSpec&) { return Bool(v); }, nullptr},
-    {"writeallfields", [](absl::string_view v, WorkloadSpec&) { return Bool(v); }, nullptr},
-    {"table", [](absl::string_view, WorkloadSpec&) { return absl::OkStatus(); }, nullptr},
-    {"fieldlengthdistribution",
-     [](absl::string_view v, WorkloadSpec&) { return v == "constant" ? absl::OkStatus() : Bad("constant"); },
-     nullptr},
-};
+const std::vector<Property>& Properties() {
+  using S = WorkloadSpec;
+  static const auto* const kProperties = new std::vector<Property>{
+      IntProperty("recordcount", &S::record_count, 1),
+      IntProperty("operationcount", &S::operation_count, 0),
+      NumberProperty("readproportion", &S::read_proportion),
+      NumberProperty("updateproportion", &S::update_proportion),
+      NumberProperty("insertproportion", &S::insert_proportion),
+      NumberProperty("scanproportion", &S::scan_proportion),
+      NumberProperty("readmodifywriteproportion", &S::read_modify_write_proportion),
+      EnumProperty<RequestDistribution>(
+          "requestdistribution", &S::request_distribution,
+          {{"uniform", RequestDistribution::kUniform},
+           {"zipfian", RequestDistribution::kZipfian},
+           {"latest", RequestDistribution::kLatest},
+           {"hotspot", RequestDistribution::kHotspot}},
+          " (YCSB's exponential and sequential are not supported)"),
+      NumberProperty("zipfianconstant", &S::zipfian_constant),
+      IntProperty("minscanlength", &S::min_scan_length, 1),
+      IntProperty("maxscanlength", &S::max_scan_length, 1),
+      EnumProperty<ScanLengthDistribution>("scanlengthdistribution", &S::scan_length_distribution,
+                                           {{"uniform", ScanLengthDistribution::kUniform},
+                                            {"zipfian", ScanLengthDistribution::kZipfian}}),
+      EnumProperty<InsertOrder>("insertorder", &S::insert_order,
+                                {{"hashed", InsertOrder::kHashed},
+                                 {"ordered", InsertOrder::kOrdered}}),
+      WidthProperty("zeropadding", &S::zero_padding),
+      WidthProperty("keysize", &S::key_size),
+      IntProperty("fieldcount", &S::field_count, 0),
+      IntProperty("fieldlength", &S::field_length, 0),
+      NumberProperty("hotspotdatafraction", &S::hotspot_data_fraction),
+      NumberProperty("hotspotopnfraction", &S::hotspot_opn_fraction),
+      // Found in YCSB's workload files; values are read and written whole.
+      IgnoredProperty("workload", IsCoreWorkload, "YCSB's CoreWorkload"),
+      IgnoredProperty("readallfields", IsBool, "true or false"),
+      IgnoredProperty("writeallfields", IsBool, "true or false"),
+      IgnoredProperty("table", [](absl::string_view) { return true; }, ""),
+      IgnoredProperty(
+          "fieldlengthdistribution", [](absl::string_view v) { return v == "constant"; },
+          "constant"),
+  };
+  return *kProperties;
+}
 
 std::string KnownKeys() {
   std::string keys;
-  for (const Property& p : kProperties) absl::StrAppend(&keys, keys.empty() ? "" : ", ", p.key);
+  for (const Property& p : Properties()) absl::StrAppend(&keys, keys.empty() ? "" : ", ", p.key);
   return keys;
 }
 
 }  // namespace
 
-absl::StatusOr<WorkloadSpec> ParseWorkloadProperties(absl::string_view text, const WorkloadSpec& base) {
+absl::StatusOr<WorkloadSpec> ParseWorkloadProperties(absl::string_view text,
+                                                     const WorkloadSpec& base) {
   WorkloadSpec spec = base;
   int line_number = 0;
   for (absl::string_view line : absl::StrSplit(text, '\n')) {
@@ -163,18 +179,18 @@ absl::StatusOr<WorkloadSpec> ParseWorkloadProperties(absl::string_view text, con
     if (line.empty() || line[0] == '#' || line[0] == '!') continue;
     const size_t sep = line.find_first_of("=:");
     if (sep == absl::string_view::npos) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("properties line ", line_number, ": expected key=value, got \"", line, "\""));
+      return absl::InvalidArgumentError(absl::StrCat("properties line ", line_number,
+                                                     ": expected key=value, got \"", line, "\""));
     }
     const absl::string_view key = absl::StripAsciiWhitespace(line.substr(0, sep));
     const absl::string_view value = absl::StripAsciiWhitespace(line.substr(sep + 1));
     const Property* property = nullptr;
-    for (const Property& p : kProperties) {
+    for (const Property& p : Properties()) {
       if (key == p.key) property = &p;
     }
     if (property == nullptr) {
-      return absl::InvalidArgumentError(absl::StrCat("properties line ", line_number,
-                                                     ": unknown key \"", key, "\"; known: ", KnownKeys()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "properties line ", line_number, ": unknown key \"", key, "\"; known: ", KnownKeys()));
     }
     if (absl::Status s = property->set(value, spec); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("properties line ", line_number, ": ", key,
@@ -188,8 +204,8 @@ absl::StatusOr<WorkloadSpec> ParseWorkloadProperties(absl::string_view text, con
 std::string FormatWorkloadProperties(const WorkloadSpec& spec) {
   std::string text = absl::StrCat("# zsbench workload ", spec.name,
                                   spec.phase == Phase::kLoad ? " (load phase)" : "", "\n");
-  for (const Property& p : kProperties) {
-    if (p.get != nullptr) absl::StrAppend(&text, p.key, "=", p.get(spec), "\n");
+  for (const Property& p : Properties()) {
+    if (p.get) absl::StrAppend(&text, p.key, "=", p.get(spec), "\n");
   }
   return text;
 }

@@ -35,7 +35,9 @@ WorkloadSpec HhzsScale(WorkloadSpec spec, int64_t operation_count) {
 }  // namespace
 
 absl::Status ValidateWorkloadSpec(const WorkloadSpec& s) {
-  if (s.record_count < 1) return Invalid("recordcount", absl::StrCat("must be >= 1, got ", s.record_count));
+  if (s.record_count < 1) {
+    return Invalid("recordcount", absl::StrCat("must be >= 1, got ", s.record_count));
+  }
   if (s.operation_count < 0) {
     return Invalid("operationcount", absl::StrCat("must be >= 0, got ", s.operation_count));
   }
@@ -43,7 +45,9 @@ absl::Status ValidateWorkloadSpec(const WorkloadSpec& s) {
                                 s.scan_proportion, s.read_modify_write_proportion};
   double sum = 0;
   for (double p : proportions) {
-    if (!ValidProportion(p)) return Invalid("proportions", absl::StrCat("must be finite and >= 0, got ", p));
+    if (!ValidProportion(p)) {
+      return Invalid("proportions", absl::StrCat("must be finite and >= 0, got ", p));
+    }
     sum += p;
   }
   if (s.phase == Phase::kRun && !(sum > 0)) return Invalid("proportions", "are all 0");
@@ -54,7 +58,9 @@ absl::Status ValidateWorkloadSpec(const WorkloadSpec& s) {
     return Invalid("scan lengths", absl::StrCat("need 1 <= minscanlength <= maxscanlength, got ",
                                                 s.min_scan_length, " and ", s.max_scan_length));
   }
-  if (s.zero_padding < 0) return Invalid("zeropadding", absl::StrCat("must be >= 0, got ", s.zero_padding));
+  if (s.zero_padding < 0) {
+    return Invalid("zeropadding", absl::StrCat("must be >= 0, got ", s.zero_padding));
+  }
   if (s.key_size < 0) return Invalid("keysize", absl::StrCat("must be >= 0, got ", s.key_size));
   if (s.field_count < 0 || s.field_length < 0 || s.field_count > (1 << 20) ||
       s.field_length > (1 << 30) || s.value_size() > (int64_t{1} << 30)) {
@@ -62,8 +68,9 @@ absl::Status ValidateWorkloadSpec(const WorkloadSpec& s) {
                                                           s.field_count, " x ", s.field_length));
   }
   if (!ValidFraction(s.hotspot_data_fraction) || !ValidFraction(s.hotspot_opn_fraction)) {
-    return Invalid("hotspot fractions", absl::StrCat("must be in [0, 1], got ", s.hotspot_data_fraction,
-                                                     " and ", s.hotspot_opn_fraction));
+    return Invalid("hotspot fractions", absl::StrCat("must be in [0, 1], got ",
+                                                     s.hotspot_data_fraction, " and ",
+                                                     s.hotspot_opn_fraction));
   }
   if (s.request_distribution == RequestDistribution::kLatest && s.record_count < 2) {
     return Invalid("recordcount", "must be >= 2 for requestdistribution=latest");
@@ -140,7 +147,8 @@ absl::StatusOr<WorkloadSpec> HhzsYcsbWorkload(char letter) {
     case 'e': spec = YcsbWorkloadE(); break;
     case 'f': spec = YcsbWorkloadF(); break;
     default:
-      return absl::InvalidArgumentError(absl::StrCat("no YCSB core workload '", std::string(1, letter), "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("no YCSB core workload '", std::string(1, letter), "'"));
   }
   spec.name = absl::StrCat("hhzs-", std::string(1, letter));
   // §4.2 Exp#1: "Each workload has 1 M operations. All workloads (except
@@ -181,15 +189,17 @@ std::vector<WorkloadSpec> HhzsReadRatioSweep() {
 absl::StatusOr<WorkloadSpec> WorkloadByName(absl::string_view name) {
   absl::string_view base = name;
   const bool load = absl::ConsumeSuffix(&base, "-load");
+  const char last = base.empty() ? '\0' : base.back();
+  const bool letter = base.size() == 6 && last >= 'a' && last <= 'f';
   absl::StatusOr<WorkloadSpec> spec;
-  if (base.size() == 6 && absl::StartsWith(base, "ycsb-") && base[5] >= 'a' && base[5] <= 'f') {
+  if (letter && absl::StartsWith(base, "ycsb-")) {
     WorkloadSpec (*const kYcsb[])() = {YcsbWorkloadA, YcsbWorkloadB, YcsbWorkloadC,
                                        YcsbWorkloadD, YcsbWorkloadE, YcsbWorkloadF};
-    spec = kYcsb[base[5] - 'a']();
-  } else if (base.size() == 6 && absl::StartsWith(base, "hhzs-") && base[5] >= 'a' && base[5] <= 'f') {
-    spec = HhzsYcsbWorkload(base[5]);
-  } else if (base.size() == 7 && absl::StartsWith(base, "hhzs-w") && base[6] >= '1' && base[6] <= '4') {
-    spec = HhzsWorkload(base[6] - '0');
+    spec = kYcsb[last - 'a']();
+  } else if (letter && absl::StartsWith(base, "hhzs-")) {
+    spec = HhzsYcsbWorkload(last);
+  } else if (base.size() == 7 && absl::StartsWith(base, "hhzs-w") && last >= '1' && last <= '4') {
+    spec = HhzsWorkload(last - '0');
   } else {
     return absl::NotFoundError(absl::StrCat(
         "unknown workload \"", name, "\"; known: ycsb-a..ycsb-f, hhzs-a..hhzs-f, hhzs-w1..hhzs-w4, "

@@ -1,0 +1,207 @@
+// zsbench: the papers' workloads on RocksDB over ZoneStack volumes (or over
+// RocksDB's default file system as a baseline), one or more schemes in one
+// run, each on a fresh volume, with the metrics the papers report.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "absl/strings/str_split.h"
+#include "rocksdb/open_db.h"
+#include "rocksdb/statistics.h"
+#include "rocksdb/volume_registry.h"
+#include "tools/zsbench/report.h"
+
+namespace zs = zonestack;
+using zs::zsbench::PhaseSpec;
+using zs::zsbench::SchemeResult;
+
+namespace {
+
+struct Args {
+  std::vector<std::string> schemes;  // NAME=VOLUME
+  std::string volume;                // one unnamed scheme
+  std::string workloads = "fillrandom,readrandom";
+  std::string workload_file;
+  int64_t records = 100000;
+  int64_t ops = 0;  // 0 = records
+  double seconds = 0, warmup = 0, rate = 0, interval = 1;
+  int threads = 1;
+  uint64_t seed = 1;
+  int key_size = 24;
+  int value_size = 1000;
+  double zipf = 0;  // 0 = the workload's own
+  std::string db = "/db";
+  std::string json;
+  std::vector<std::string> rocksdb_options;  // name=value
+  bool quiet = false;
+};
+
+int Fail(const std::string& msg) {
+  fmt::print(stderr, "zsbench: {}\n", msg);
+  return 2;
+}
+
+absl::StatusOr<std::vector<PhaseSpec>> Phases(const Args& a) {
+  std::vector<PhaseSpec> phases;
+  std::vector<std::string> names = absl::StrSplit(a.workloads, ',', absl::SkipEmpty());
+  if (!a.workload_file.empty()) names = {"file"};
+  for (const std::string& n : names) {
+    absl::StatusOr<PhaseSpec> p;
+    if (n == "file") {
+      std::ifstream in(a.workload_file);
+      if (!in) return absl::NotFoundError(fmt::format("cannot read {}", a.workload_file));
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      auto w = zs::bench::ParseWorkloadProperties(text);
+      if (!w.ok()) return w.status();
+      p = PhaseSpec{.name = a.workload_file, .workload = *w};
+    } else {
+      p = zs::zsbench::PhaseByName(n);
+    }
+    if (!p.ok()) return p.status();
+    zs::bench::WorkloadSpec& w = p->workload;
+    w.record_count = a.records;
+    w.operation_count = a.ops ? a.ops : a.records;
+    w.key_size = a.key_size;
+    w.field_count = 1;
+    w.field_length = a.value_size;
+    if (a.zipf > 0) w.zipfian_constant = a.zipf;
+    p->ops = w.phase == zs::bench::Phase::kLoad ? a.records : w.operation_count;
+    if (p->dbbench == zs::zsbench::DbBenchOp::kFillSeq) p->ops = a.records;
+    p->seconds = a.seconds;
+    p->warmup_seconds = a.warmup;
+    p->threads = a.threads;
+    p->rate = a.rate;
+    p->seed = a.seed;
+    p->sample_interval = a.interval;
+    p->progress = !a.quiet && isatty(STDERR_FILENO);
+    phases.push_back(*p);
+  }
+  if (phases.empty()) return absl::InvalidArgumentError("no workload given");
+  return phases;
+}
+
+rocksdb::Options BaseOptions(const Args& a) {
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  // Scaled down with the devices: small memtables and SSTs (override with
+  // --rocksdb-option).
+  o.write_buffer_size = 4 << 20;
+  o.target_file_size_base = 4 << 20;
+  o.max_bytes_for_level_base = 16 << 20;
+  o.compaction_readahead_size = 2 << 20;
+  o.compression = rocksdb::kNoCompression;
+  o.statistics = rocksdb::CreateDBStatistics();
+  o.max_background_jobs = 2;
+  (void)a;
+  return o;
+}
+
+absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::string& volume,
+                                       const Args& a, const std::vector<PhaseSpec>& phases) {
+  SchemeResult result{name, volume, {}};
+  rocksdb::Options options = BaseOptions(a);
+  std::map<std::string, std::string> extra;
+  for (const std::string& kv : a.rocksdb_options) {
+    std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
+    extra[p.first] = p.second;
+  }
+  if (auto s = zs::rocks::ApplyRocksDbOptions(extra, &options); !s.ok()) return s;
+  std::unique_ptr<rocksdb::DB> db;
+  std::shared_ptr<zs::zfs::Volume> vol;
+  const bool posix = volume.starts_with("posix:");
+  if (posix) {
+    const std::string path = volume.substr(6) + a.db;
+    rocksdb::DestroyDB(path, options);
+    rocksdb::DB* raw = nullptr;
+    rocksdb::Status s = rocksdb::DB::Open(options, path, &raw);
+    if (!s.ok()) return absl::InternalError(s.ToString());
+    db.reset(raw);
+  } else {
+    // A fresh volume for every scheme: emulated devices start blank.
+    (void)zs::rocks::Forget(volume);
+    auto d = zs::rocks::OpenDb(volume, a.db, options);
+    if (!d.ok()) return d.status();
+    db = std::move(*d);
+    auto v = zs::rocks::FindVolume(volume);
+    if (v.ok()) vol = *v;
+  }
+  for (const PhaseSpec& spec : phases) {
+    auto r = zs::zsbench::RunPhase(db.get(), vol.get(), options.statistics.get(), spec);
+    if (!r.ok()) return r.status();
+    result.phases.push_back(std::move(*r));
+  }
+  db.reset();
+  vol.reset();
+  if (!posix) (void)zs::rocks::Forget(volume);
+  return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args a;
+  CLI::App app{"zsbench: RocksDB workloads on ZoneStack volumes, schemes compared side by side"};
+  app.add_option("--scheme", a.schemes,
+                 "NAME=VOLUME, repeatable: each runs the workload on a fresh volume, in order; "
+                 "the comparison is relative to the first. VOLUME is a zonestack:// URI, a "
+                 "config.json, or posix:DIR for RocksDB's default file system");
+  app.add_option("--volume", a.volume, "one scheme's VOLUME (as --scheme default=VOLUME)");
+  app.add_option("--workload", a.workloads,
+                 "phases in order, comma-separated: fillseq, fillrandom, overwrite, readrandom, "
+                 "readseq, seekrandom, ycsb-a..f, hhzs-a..f, hhzs-w1..w4 (add -load for the load "
+                 "phase, e.g. ycsb-a-load,ycsb-a), mix:READ_RATIO:ZIPF_SKEW");
+  app.add_option("--workload-file", a.workload_file, "a YCSB workload properties file");
+  app.add_option("--records", a.records, "records (YCSB recordcount, db_bench --num)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--ops", a.ops, "operations per run phase (default: --records)");
+  app.add_option("--seconds", a.seconds, "stop each phase after this long (0 = no limit)");
+  app.add_option("--warmup", a.warmup, "seconds at the start of a phase not measured");
+  app.add_option("--threads", a.threads, "client threads")->check(CLI::Range(1, 256));
+  app.add_option("--rate", a.rate, "target ops/s over all threads (0 = unthrottled)");
+  app.add_option("--seed", a.seed, "random seed");
+  app.add_option("--key-size", a.key_size, "key bytes (HHZS: 24)");
+  app.add_option("--value-size", a.value_size, "value bytes (HHZS: 1000)");
+  app.add_option("--zipf", a.zipf, "zipfian constant for zipfian requests (default: the workload's)");
+  app.add_option("--interval", a.interval, "seconds between samples")->check(CLI::PositiveNumber);
+  app.add_option("--db", a.db, "DB path");
+  app.add_option("--json", a.json, "write results here (schema: docs/zsbench.md)");
+  app.add_option("--rocksdb-option", a.rocksdb_options, "NAME=VALUE, repeatable");
+  app.add_flag("--quiet", a.quiet, "no progress line");
+  CLI11_PARSE(app, argc, argv);
+
+  std::vector<std::pair<std::string, std::string>> schemes;
+  if (!a.volume.empty()) schemes.emplace_back("default", a.volume);
+  for (const std::string& s : a.schemes) {
+    const size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Fail(fmt::format("--scheme '{}' is not NAME=VOLUME", s));
+    }
+    schemes.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+  }
+  if (schemes.empty()) return Fail("give --volume VOLUME or --scheme NAME=VOLUME");
+  auto phases = Phases(a);
+  if (!phases.ok()) return Fail(std::string(phases.status().message()));
+
+  std::vector<SchemeResult> results;
+  for (const auto& [name, volume] : schemes) {
+    auto r = RunScheme(name, volume, a, *phases);
+    if (!r.ok()) return Fail(fmt::format("scheme {}: {}", name, std::string(r.status().message())));
+    results.push_back(std::move(*r));
+  }
+  fmt::print("{}{}", zs::zsbench::SummaryTable(results), zs::zsbench::ComparisonTable(results));
+  if (!a.json.empty()) {
+    nlohmann::json args = {{"workload", a.workloads}, {"records", a.records},
+                           {"ops", a.ops},           {"threads", a.threads},
+                           {"seconds", a.seconds},   {"warmup", a.warmup},
+                           {"rate", a.rate},         {"seed", a.seed},
+                           {"key_size", a.key_size}, {"value_size", a.value_size},
+                           {"zipf", a.zipf},         {"rocksdb_options", a.rocksdb_options}};
+    std::ofstream out(a.json);
+    out << zs::zsbench::ToJson(results, args).dump(1) << "\n";
+    if (!out) return Fail(fmt::format("cannot write {}", a.json));
+  }
+  return 0;
+}

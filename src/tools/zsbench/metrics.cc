@@ -1,0 +1,80 @@
+#include "tools/zsbench/metrics.h"
+
+#include <algorithm>
+
+namespace zonestack::zsbench {
+namespace {
+
+std::string Holder(const policy::FileHint& h) {
+  switch (h.kind) {
+    case policy::FileKind::kWal: return "wal";
+    case policy::FileKind::kManifest: return "manifest";
+    case policy::FileKind::kOther: return "other";
+    case policy::FileKind::kSst:
+      return h.level >= 0 ? "L" + std::to_string(h.level) : "sst";
+  }
+  return "other";
+}
+
+}  // namespace
+
+DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,
+                  const device::DeviceStats& after) {
+  DeviceDelta d;
+  d.name = name;
+  for (int c = 0; c < device::kNumIoClasses; ++c) {
+    const device::IoCounters& a = after.by_class[c];
+    const device::IoCounters& b = before.by_class[c];
+    device::IoCounters x{a.read_ops - b.read_ops, a.read_bytes - b.read_bytes,
+                         a.write_ops - b.write_ops, a.write_bytes - b.write_bytes};
+    if (x.read_ops == 0 && x.write_ops == 0) continue;
+    d.by_class[device::ToString(static_cast<device::IoClass>(c))] = x;
+    d.total.read_ops += x.read_ops;
+    d.total.read_bytes += x.read_bytes;
+    d.total.write_ops += x.write_ops;
+    d.total.write_bytes += x.write_bytes;
+  }
+  // Disks are as busy as their head; SSDs as their dies on average.
+  const std::string prefix = after.busy_ns.contains("head") ? "head" : "die";
+  const double elapsed = static_cast<double>(after.elapsed_ns - before.elapsed_ns);
+  double busy = 0;
+  int n = 0;
+  for (const auto& [res, ns] : after.busy_ns) {
+    if (!res.starts_with(prefix)) continue;
+    auto b = before.busy_ns.find(res);
+    busy += static_cast<double>(ns - (b == before.busy_ns.end() ? 0 : b->second));
+    ++n;
+  }
+  if (n > 0 && elapsed > 0) d.busy_fraction = busy / n / elapsed;
+  d.zone_resets = after.zone_resets - before.zone_resets;
+  d.erases = after.erases - before.erases;
+  return d;
+}
+
+std::vector<std::vector<double>> ZoneUtilization(const zfs::Volume& volume) {
+  std::vector<std::vector<double>> out(volume.devices().size());
+  for (const zfs::ZoneReport& z : volume.Zones()) {
+    if (z.role != zfs::ZoneRole::kData || z.written_bytes == 0) continue;
+    out[z.device].push_back(static_cast<double>(z.valid_bytes) /
+                            static_cast<double>(z.zone.capacity));
+  }
+  return out;
+}
+
+VolumeSample SampleVolume(const zfs::Volume& volume, double t) {
+  VolumeSample s;
+  s.t = t;
+  s.space.resize(volume.devices().size());
+  for (const zfs::FileInfo& f : volume.Files()) {
+    const std::string holder = Holder(f.hint);
+    for (const zfs::ExtentInfo& x : f.extents) s.space[x.device][holder] += x.length;
+  }
+  for (const std::vector<double>& zones : ZoneUtilization(volume)) {
+    std::vector<uint32_t> buckets(10, 0);
+    for (double u : zones) ++buckets[std::min<size_t>(9, static_cast<size_t>(u * 10))];
+    s.zone_utilization.push_back(buckets);
+  }
+  return s;
+}
+
+}  // namespace zonestack::zsbench

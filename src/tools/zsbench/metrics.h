@@ -1,0 +1,44 @@
+// What zsbench measures besides operations: device counters over a phase,
+// and samples of the volume over time (space by LSM level, zone use).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "device/device_stats.h"
+#include "device/zoned_device.h"
+#include "zfs/volume.h"
+
+namespace zonestack::zsbench {
+
+// One device's traffic and busy time over a phase.
+struct DeviceDelta {
+  std::string name;
+  std::map<std::string, device::IoCounters> by_class;  // "wal", "flush", ...
+  device::IoCounters total;
+  double busy_fraction = 0;  // mean over the busiest resource class
+  uint64_t zone_resets = 0;
+  uint64_t erases = 0;
+};
+
+DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,
+                  const device::DeviceStats& after);
+
+// The volume at one moment.
+struct VolumeSample {
+  double t = 0;  // seconds since the phase started
+  // Per device: bytes of live file data by what holds them: "wal", "L0".."L6",
+  // "sst" (level unknown), "manifest", "other".
+  std::vector<std::map<std::string, uint64_t>> space;
+  // Per device: full data zones by valid fraction, in 10 buckets.
+  std::vector<std::vector<uint32_t>> zone_utilization;
+};
+
+VolumeSample SampleVolume(const zfs::Volume& volume, double t);
+
+// Valid fraction of every written data zone, per device (GearDB Fig. 4/17).
+std::vector<std::vector<double>> ZoneUtilization(const zfs::Volume& volume);
+
+}  // namespace zonestack::zsbench

@@ -1,0 +1,134 @@
+#include "tools/zsbench/report.h"
+
+#include <fmt/format.h>
+
+namespace zonestack::zsbench {
+namespace {
+
+constexpr double kMiB = 1 << 20;
+
+double Us(uint64_t ns) { return ns / 1000.0; }
+
+// The operation type with the most samples: a phase's headline latency.
+const bench::Histogram* MainLatency(const PhaseResult& p, std::string* type) {
+  const bench::Histogram* best = nullptr;
+  for (const auto& [t, h] : p.latency_ns) {
+    if (!best || h.count() > best->count()) {
+      best = &h;
+      *type = t;
+    }
+  }
+  return best;
+}
+
+nlohmann::json HistogramJson(const bench::Histogram& h) {
+  return {{"count", h.count()},        {"mean_us", h.mean() / 1000},
+          {"min_us", Us(h.min())},     {"p50_us", Us(h.Percentile(50))},
+          {"p99_us", Us(h.Percentile(99))}, {"p999_us", Us(h.Percentile(99.9))},
+          {"p9999_us", Us(h.Percentile(99.99))}, {"max_us", Us(h.max())}};
+}
+
+nlohmann::json CountersJson(const device::IoCounters& c) {
+  return {{"read_ops", c.read_ops}, {"read_bytes", c.read_bytes},
+          {"write_ops", c.write_ops}, {"write_bytes", c.write_bytes}};
+}
+
+nlohmann::json PhaseJson(const PhaseResult& p) {
+  nlohmann::json j;
+  j["name"] = p.name;
+  j["ops"] = p.ops;
+  j["seconds"] = p.seconds;
+  j["ops_per_second"] = p.ops_per_second();
+  j["user_bytes_written"] = p.user_bytes_written;
+  j["write_amplification"] = p.write_amplification();
+  j["reads_found"] = p.reads_found;
+  j["reads_missed"] = p.reads_missed;
+  j["errors"] = p.errors;
+  if (p.errors) j["first_error"] = p.first_error;
+  for (const auto& [t, h] : p.latency_ns) j["latency"][t] = HistogramJson(h);
+  j["timeline"] = {{"interval_seconds", p.sample_interval}, {"ops", p.timeline}};
+  uint64_t total_read = 0;
+  for (const DeviceDelta& d : p.devices) total_read += d.total.read_bytes;
+  j["devices"] = nlohmann::json::array();
+  for (const DeviceDelta& d : p.devices) {
+    nlohmann::json dj = {{"name", d.name},
+                         {"total", CountersJson(d.total)},
+                         {"busy_fraction", d.busy_fraction},
+                         {"read_share", total_read ? double(d.total.read_bytes) / total_read : 0.0},
+                         {"zone_resets", d.zone_resets},
+                         {"erases", d.erases}};
+    for (const auto& [c, x] : d.by_class) dj["by_class"][c] = CountersJson(x);
+    j["devices"].push_back(dj);
+  }
+  j["samples"] = nlohmann::json::array();
+  for (const VolumeSample& s : p.samples) {
+    j["samples"].push_back(
+        {{"t", s.t}, {"space", s.space}, {"zone_utilization_deciles", s.zone_utilization}});
+  }
+  j["zone_utilization"] = p.zone_utilization;
+  j["rocksdb"] = p.rocksdb_tickers;
+  return j;
+}
+
+}  // namespace
+
+std::string SummaryTable(const std::vector<SchemeResult>& schemes) {
+  std::string out = fmt::format("{:<14} {:<16} {:>10} {:>11} {:>9} {:>9} {:>9} {:>10} {:>6}\n",
+                                "scheme", "phase", "ops", "ops/s", "p50 us", "p99 us",
+                                "p99.9 us", "p99.99 us", "WA");
+  for (const SchemeResult& s : schemes) {
+    for (const PhaseResult& p : s.phases) {
+      std::string type;
+      const bench::Histogram* h = MainLatency(p, &type);
+      out += fmt::format("{:<14} {:<16} {:>10} {:>11.0f} {:>9.1f} {:>9.1f} {:>9.1f} {:>10.1f} {:>6.2f}\n",
+                         s.name, p.name, p.ops, p.ops_per_second(),
+                         h ? Us(h->Percentile(50)) : 0.0, h ? Us(h->Percentile(99)) : 0.0,
+                         h ? Us(h->Percentile(99.9)) : 0.0, h ? Us(h->Percentile(99.99)) : 0.0,
+                         p.write_amplification());
+      for (const DeviceDelta& d : p.devices) {
+        out += fmt::format("{:<14}   {:<14} busy {:>5.1f}%  wrote {:>9.1f} MiB  read {:>9.1f} MiB\n",
+                           "", d.name, 100 * d.busy_fraction, d.total.write_bytes / kMiB,
+                           d.total.read_bytes / kMiB);
+      }
+      if (p.errors) out += fmt::format("{:<14}   {} errors, first: {}\n", "", p.errors, p.first_error);
+    }
+  }
+  return out;
+}
+
+std::string ComparisonTable(const std::vector<SchemeResult>& schemes) {
+  if (schemes.size() < 2) return "";
+  std::string out = fmt::format("\nrelative to {}:\n{:<14} {:<16} {:>11} {:>9} {:>8}\n",
+                                schemes[0].name, "scheme", "phase", "throughput", "p99", "WA");
+  for (const SchemeResult& s : schemes) {
+    for (size_t i = 0; i < s.phases.size() && i < schemes[0].phases.size(); ++i) {
+      const PhaseResult& p = s.phases[i];
+      const PhaseResult& base = schemes[0].phases[i];
+      std::string t1, t2;
+      const bench::Histogram* h = MainLatency(p, &t1);
+      const bench::Histogram* b = MainLatency(base, &t2);
+      auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+      out += fmt::format("{:<14} {:<16} {:>10.3f}x {:>8.3f}x {:>7.3f}x\n", s.name, p.name,
+                         ratio(p.ops_per_second(), base.ops_per_second()),
+                         h && b ? ratio(double(h->Percentile(99)), double(b->Percentile(99))) : 0.0,
+                         ratio(p.write_amplification(), base.write_amplification()));
+    }
+  }
+  return out;
+}
+
+nlohmann::json ToJson(const std::vector<SchemeResult>& schemes, const nlohmann::json& args) {
+  nlohmann::json j;
+  j["format"] = "zsbench-results";
+  j["version"] = 1;
+  j["args"] = args;
+  j["schemes"] = nlohmann::json::array();
+  for (const SchemeResult& s : schemes) {
+    nlohmann::json sj = {{"name", s.name}, {"volume", s.volume}, {"phases", nlohmann::json::array()}};
+    for (const PhaseResult& p : s.phases) sj["phases"].push_back(PhaseJson(p));
+    j["schemes"].push_back(sj);
+  }
+  return j;
+}
+
+}  // namespace zonestack::zsbench

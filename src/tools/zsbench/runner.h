@@ -1,0 +1,69 @@
+// Runs one phase of a benchmark on an open RocksDB: client threads draw
+// operations (YCSB core workloads, the HHZS mixes, or db_bench's
+// fill/read/seek benchmarks), time each one, and a sampler records
+// throughput and the volume over time.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "bench/histogram.h"
+#include "bench/workloads.h"
+#include "rocksdb/db.h"
+#include "rocksdb/statistics.h"
+#include "tools/zsbench/metrics.h"
+#include "zfs/volume.h"
+
+namespace zonestack::zsbench {
+
+enum class DbBenchOp { kNone, kFillSeq, kFillRandom, kOverwrite, kReadRandom, kReadSeq, kSeekRandom };
+
+struct PhaseSpec {
+  std::string name;             // as given: "ycsb-a", "hhzs-w1-load", "fillrandom", ...
+  bench::WorkloadSpec workload;  // key and value sizes for every phase
+  DbBenchOp dbbench = DbBenchOp::kNone;
+  uint64_t ops = 0;             // operations to run (all threads)
+  double seconds = 0;           // stop after this long too, if > 0
+  double warmup_seconds = 0;    // not measured, at the start of the phase
+  int threads = 1;
+  double rate = 0;              // target ops/s over all threads; 0 = as fast as possible
+  uint64_t seed = 1;
+  double sample_interval = 1.0;  // seconds between samples
+  bool progress = false;         // a progress line on stderr
+};
+
+// Looks `name` up: db_bench names, YCSB and HHZS workloads (bench::WorkloadByName),
+// "mix:READS:SKEW" (read ratio and zipf skew, the HHZS mixes). InvalidArgument
+// lists the valid names.
+absl::StatusOr<PhaseSpec> PhaseByName(const std::string& name);
+
+struct PhaseResult {
+  std::string name;
+  uint64_t ops = 0;
+  double seconds = 0;
+  std::map<std::string, bench::Histogram> latency_ns;  // per operation type
+  double sample_interval = 1.0;
+  std::vector<uint64_t> timeline;  // operations finished in each interval
+  uint64_t user_bytes_written = 0;  // keys + values put
+  uint64_t reads_found = 0, reads_missed = 0;
+  uint64_t errors = 0;
+  std::string first_error;
+  std::vector<DeviceDelta> devices;  // empty for RocksDB's default FS
+  std::vector<VolumeSample> samples;
+  std::vector<std::vector<double>> zone_utilization;  // at the end of the phase
+  std::map<std::string, uint64_t> rocksdb_tickers;    // deltas over the phase
+
+  double ops_per_second() const { return seconds > 0 ? ops / seconds : 0; }
+  // Device bytes written over user bytes written; 0 without devices.
+  double write_amplification() const;
+};
+
+// Runs `spec` on `db`. `volume` (may be null) is sampled; `stats` (may be
+// null) gives RocksDB's tickers.
+absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
+                                     rocksdb::Statistics* stats, const PhaseSpec& spec);
+
+}  // namespace zonestack::zsbench
