@@ -74,6 +74,12 @@ VolumeSample SampleVolume(const zfs::Volume& volume, double t) {
     for (double u : zones) ++buckets[std::min<size_t>(9, static_cast<size_t>(u * 10))];
     s.zone_utilization.push_back(buckets);
   }
+  for (const auto& d : volume.devices()) {
+    const device::DeviceStats st = d->Stats();
+    s.gc_bytes.push_back(st.by_class[static_cast<int>(device::IoClass::kGc)].write_bytes);
+    s.migration_bytes.push_back(
+        st.by_class[static_cast<int>(device::IoClass::kMigration)].write_bytes);
+  }
   return s;
 }
 

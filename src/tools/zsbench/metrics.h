@@ -32,8 +32,13 @@ struct VolumeSample {
   // Per device: bytes of live file data by what holds them: "wal", "L0".."L6",
   // "sst" (level unknown), "manifest", "other".
   std::vector<std::map<std::string, uint64_t>> space;
-  // Per device: full data zones by valid fraction, in 10 buckets.
+  // Per device: written data zones by valid fraction, in 10 buckets.
   std::vector<std::vector<uint32_t>> zone_utilization;
+  // Per device, since the device was opened: bytes written by GC and by
+  // migration (relocation).
+  std::vector<uint64_t> gc_bytes, migration_bytes;
+  // RocksDB tickers since the phase started (stalls, cache hits, ...).
+  std::map<std::string, uint64_t> rocksdb;
 };
 
 VolumeSample SampleVolume(const zfs::Volume& volume, double t);

@@ -62,8 +62,12 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
   }
   j["samples"] = nlohmann::json::array();
   for (const VolumeSample& s : p.samples) {
-    j["samples"].push_back(
-        {{"t", s.t}, {"space", s.space}, {"zone_utilization_deciles", s.zone_utilization}});
+    j["samples"].push_back({{"t", s.t},
+                            {"space", s.space},
+                            {"zone_utilization_deciles", s.zone_utilization},
+                            {"gc_bytes", s.gc_bytes},
+                            {"migration_bytes", s.migration_bytes},
+                            {"rocksdb", s.rocksdb}});
   }
   j["zone_utilization"] = p.zone_utilization;
   j["rocksdb"] = p.rocksdb_tickers;

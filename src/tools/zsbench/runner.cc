@@ -295,7 +295,15 @@ absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
       const uint64_t now = state.finished.load();
       result.timeline.push_back(now - last);
       last = now;
-      if (volume) result.samples.push_back(SampleVolume(*volume, t));
+      VolumeSample sample;
+      if (volume) sample = SampleVolume(*volume, t);
+      sample.t = t;
+      if (stats) {
+        for (const auto& [n, tk] : Tickers()) {
+          sample.rocksdb[n] = stats->getTickerCount(tk) - tickers_before[n];
+        }
+      }
+      if (volume || stats) result.samples.push_back(std::move(sample));
       if (tty) {
         const double frac = spec.ops ? static_cast<double>(now) / spec.ops : 0;
         const double eta = frac > 0 ? t / frac - t : 0;
