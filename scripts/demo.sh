@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The main job, on emulated devices with real-time timing models:
 #  1. devbench over the papers' devices, each figure beside the published one;
-#  2. RocksDB (unmodified) on a ZoneStack volume of a ZN540 SSD and an
-#     ST14000NM0007 HM-SMR disk: fillrandom then readrandom, with per-device
-#     busy time and write amplification.
+#  2. zsbench: YCSB A on unmodified RocksDB over three ZoneStack volumes
+#     (ZN540 alone, ZN540 + HM-SMR, HM-SMR alone), side by side, with
+#     latency percentiles, per-device busy time and write amplification.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -19,7 +19,12 @@ for uri in "emu:zn540?zones=64&scale=1/64" \
   "$zsctl" devbench "$uri" --seconds "${DEMO_SECONDS:-1}"
 done
 echo
-echo "RocksDB on a ZN540 + ST14000NM0007 volume (hybrid placement: SSD first):"
+echo "YCSB A on RocksDB over three volumes (real-time emulation), each fresh:"
+echo "  zns: a ZN540 alone; hybrid: a small ZN540 + an ST14000NM0007 (SSD first, then HDD);"
+echo "  hdd: the ST14000NM0007 alone. Ratios are against zns, measured in this run."
 "$build/src/tools/zsbench" \
-  --volume "zonestack://emu:zn540?zones=16&scale=1/64;emu:st14000nm0007?zones=400&scale=1/64" \
-  --num "${DEMO_KEYS:-100000}" --reads 20000
+  --scheme zns="zonestack://emu:zn540?zones=24&scale=1/64" \
+  --scheme hybrid="zonestack://emu:zn540?zones=8&scale=1/64;emu:st14000nm0007?zones=200&scale=1/64" \
+  --scheme hdd="zonestack://emu:st14000nm0007?zones=200&scale=1/64" \
+  --workload ycsb-a-load,ycsb-a --records "${DEMO_RECORDS:-50000}" --ops "${DEMO_OPS:-5000}" \
+  --json "${DEMO_JSON:-$build/demo-results.json}"
