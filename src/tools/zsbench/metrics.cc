@@ -5,13 +5,18 @@
 namespace zonestack::zsbench {
 namespace {
 
-std::string Holder(const policy::FileHint& h) {
-  switch (h.kind) {
+std::string Holder(const zfs::FileInfo& f, const std::map<std::string, int>& levels) {
+  switch (f.hint.kind) {
     case policy::FileKind::kWal: return "wal";
     case policy::FileKind::kManifest: return "manifest";
     case policy::FileKind::kOther: return "other";
-    case policy::FileKind::kSst:
-      return h.level >= 0 ? "L" + std::to_string(h.level) : "sst";
+    case policy::FileKind::kSst: {
+      int level = f.hint.level;
+      for (size_t i = 0; level < 0 && i < f.names.size(); ++i) {
+        if (auto it = levels.find(f.names[i]); it != levels.end()) level = it->second;
+      }
+      return level >= 0 ? "L" + std::to_string(level) : "sst";
+    }
   }
   return "other";
 }
@@ -61,12 +66,13 @@ std::vector<std::vector<double>> ZoneUtilization(const zfs::Volume& volume) {
   return out;
 }
 
-VolumeSample SampleVolume(const zfs::Volume& volume, double t) {
+VolumeSample SampleVolume(const zfs::Volume& volume, double t,
+                          const std::map<std::string, int>& levels) {
   VolumeSample s;
   s.t = t;
   s.space.resize(volume.devices().size());
   for (const zfs::FileInfo& f : volume.Files()) {
-    const std::string holder = Holder(f.hint);
+    const std::string holder = Holder(f, levels);
     for (const zfs::ExtentInfo& x : f.extents) s.space[x.device][holder] += x.length;
   }
   for (const std::vector<double>& zones : ZoneUtilization(volume)) {

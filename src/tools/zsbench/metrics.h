@@ -41,7 +41,10 @@ struct VolumeSample {
   std::map<std::string, uint64_t> rocksdb;
 };
 
-VolumeSample SampleVolume(const zfs::Volume& volume, double t);
+// `levels` maps SST paths to their LSM level (from RocksDB's live file
+// metadata), for files whose hint carries no level.
+VolumeSample SampleVolume(const zfs::Volume& volume, double t,
+                          const std::map<std::string, int>& levels = {});
 
 // Valid fraction of every written data zone, per device (GearDB Fig. 4/17).
 std::vector<std::vector<double>> ZoneUtilization(const zfs::Volume& volume);

@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "bench/operation_chooser.h"
 #include "rocksdb/iterator.h"
+#include "rocksdb/metadata.h"
 
 namespace zonestack::zsbench {
 namespace {
@@ -296,7 +297,14 @@ absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
       result.timeline.push_back(now - last);
       last = now;
       VolumeSample sample;
-      if (volume) sample = SampleVolume(*volume, t);
+      if (volume) {
+        // zfs learns SST levels from hints (HHZS); until then ask RocksDB.
+        std::vector<rocksdb::LiveFileMetaData> live;
+        db->GetLiveFilesMetaData(&live);
+        std::map<std::string, int> levels;
+        for (const auto& f : live) levels[f.db_path + f.name] = f.level;
+        sample = SampleVolume(*volume, t, levels);
+      }
       sample.t = t;
       if (stats) {
         for (const auto& [n, tk] : Tickers()) {
