@@ -7,13 +7,14 @@
 
 Schemes from several files are plotted together, in the order given; a
 scheme name seen twice gets its file's name appended. Phases are matched
-across schemes by name. Figures written to DIR (each one is skipped, with a
-line on stderr, when no scheme has its data, e.g. posix: schemes have no
-devices):
+across schemes by name (a workload repeated within a run becomes "NAME #2").
+Figures written to DIR, each skipped with a line on stderr when no scheme
+has its data (posix: schemes have no devices, so no space, zone or device
+figures for them):
 
   throughput.png            ops/s per phase per scheme, grouped bars
                             normalized to the baseline scheme (default: the
-                            first), absolute ops/s above each bar
+                            first), absolute ops/s written in each bar
                             (HHZS Fig. 6 style)
   timeline.png              ops/s over each phase, one line per scheme
   latency.png               p50/p99/p99.9/p99.99 per phase and operation
@@ -38,10 +39,11 @@ is not a number, blank lines and lines starting with '#' are skipped; rows
 naming a scheme or phase absent from the results are reported and ignored.
 Example:
 
-    # HHZS Fig. 6(a), normalized to B3
+    # HHZS §4.2 Exp#2: P is 18.0% above B3 in W1, 1.4% below in W3
     scheme,phase,value
     b3,hhzs-w1,1.0
-    hhzs,hhzs-w1,1.42
+    p,hhzs-w1,1.180
+    p,hhzs-w3,0.986
 
 --selftest renders every figure from synthetic results into a temporary
 directory and exits non-zero if any is missing; no zsbench run needed.
@@ -91,6 +93,13 @@ def load_results(paths):
         for s in r.get("schemes", []):
             s = dict(s)
             s["args"] = r.get("args", {})
+            # A workload may be run twice in one run (ycsb-a,ycsb-a): number
+            # the repeats so phases still match across schemes by name.
+            count = {}
+            for i, p in enumerate(s.get("phases", [])):
+                count[p["name"]] = count.get(p["name"], 0) + 1
+                if count[p["name"]] > 1:
+                    s["phases"][i] = dict(p, name=f"{p['name']} #{count[p['name']]}")
             if s["name"] in seen:
                 s["name"] = f"{s['name']} ({stem})"
             seen.add(s["name"])
@@ -153,6 +162,11 @@ def fmt_rate(x):
     return f"{x:.0f}"
 
 
+def no_devices_note(schemes):
+    names = [s["name"] for s in schemes if not has_devices(s)]
+    return f"\n(no devices: {', '.join(names)})" if names else ""
+
+
 def safe(name):
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
@@ -174,8 +188,13 @@ def color_of(i):
 
 
 def holder_colors():
-    cmap = plt.get_cmap("tab20")
-    return {h: cmap(i) for i, h in enumerate(HOLDERS)}
+    # Distinct hues, so neighbouring levels in a stack are told apart.
+    cmap = plt.get_cmap("tab10")
+    order = {"wal": 3, "L0": 0, "L1": 1, "L2": 2, "L3": 4, "L4": 5, "L5": 6, "L6": 8, "sst": 7,
+             "manifest": 9}
+    colors = {h: cmap(i) for h, i in order.items()}
+    colors["other"] = "#333333"
+    return colors
 
 
 # ---------------------------------------------------------------- paper reference
@@ -211,7 +230,8 @@ def plot_throughput(schemes, out, dpi, written, baseline=None, paper_ref=None):
     for ph in phases:
         b = find_phase(base, ph)
         if b is None or b["ops_per_second"] <= 0:
-            warn(f"throughput: phase {ph} has no {base['name']} throughput to normalize to; skipped")
+            warn(f"throughput: phase {ph} has no {base['name']} throughput to normalize to; "
+                 "skipped")
             continue
         cols.append(ph)
     if not cols:
@@ -249,7 +269,8 @@ def plot_throughput(schemes, out, dpi, written, baseline=None, paper_ref=None):
             warn(f"--paper-ref: no bar for scheme {key[0]!r} phase {key[1]!r}; ignored")
     ax.axhline(1.0, color="gray", linewidth=0.8, linestyle="--")
     ax.set_xticks(range(len(cols)))
-    ax.set_xticklabels(cols, rotation=20 if len(cols) > 4 else 0, ha="right" if len(cols) > 4 else "center")
+    tilt = len(cols) > 4
+    ax.set_xticklabels(cols, rotation=20 if tilt else 0, ha="right" if tilt else "center")
     ax.set_ylim(0, top * 1.25)
     ax.set_ylabel(f"throughput normalized to {base['name']}")
     ax.set_xlabel("phase (in each bar: absolute throughput)")
@@ -279,9 +300,10 @@ def plot_timeline(schemes, out, dpi, written):
             ops = p["timeline"]["ops"]
             rates = [o / (b - a) if b > a else 0 for o, a, b in zip(ops, edges, edges[1:])]
             ax.stairs(rates, edges, color=color_of(i), linewidth=1.5, label=s["name"])
-            warmup = s["args"].get("warmup", 0) or 0
-            if warmup > 0 and i == 0:
-                ax.axvspan(0, warmup, color="gray", alpha=0.15, label="warm-up")
+        # The timeline counts warm-up operations too; shade the warm-up.
+        warmup = max((s["args"].get("warmup") or 0) for s in schemes)
+        if warmup > 0:
+            ax.axvspan(0, warmup, color="gray", alpha=0.15, label="warm-up (not measured)")
         ax.set_title(ph)
         ax.set_xlabel("seconds since phase start")
         ax.set_ylabel("ops/s")
@@ -353,7 +375,7 @@ def plot_space(schemes, out, dpi, written):
         labels = device_labels(phases[0])
         ndev = len(labels)
         # Stacked areas over a time axis through all phases.
-        fig, axes = plt.subplots(ndev, 1, figsize=(9, 2.8 * ndev), squeeze=False)
+        fig, axes = plt.subplots(ndev, 1, figsize=(9, 2.8 * ndev), squeeze=False, sharex=True)
         offset = 0.0
         xs, per_dev = [], [dict() for _ in range(ndev)]
         bounds = []
@@ -379,20 +401,24 @@ def plot_space(schemes, out, dpi, written):
             elif holders:
                 bottom = 0
                 for h, y in zip(holders, ys):
-                    ax.bar(xs, y, bottom=bottom, width=0.05 * max(offset, 1e-3),
+                    # One sample: a bar ending at its time.
+                    ax.bar(xs, y, bottom=bottom, width=-0.05 * max(offset, 1e-3), align="edge",
                            color=colors.get(h), label=h)
                     bottom += y[0]
             else:
                 ax.text(0.5, 0.5, "no live data", transform=ax.transAxes, ha="center")
+            # Sample times: the areas are interpolated between them.
+            ax.plot(xs, [0] * len(xs), "|", color="black", markersize=6, clip_on=False)
             for name, a, b in bounds:
                 ax.axvline(a, color="black", linewidth=0.6, linestyle=":")
                 ax.text((a + b) / 2, 1.01, name, transform=ax.get_xaxis_transform(),
                         ha="center", va="bottom", fontsize=8)
             ax.set_xlim(0, max(offset, 1e-9))
             ax.set_ylabel(f"{labels[d]}\nlive data (MiB)")
-            ax.set_xlabel("seconds since first phase start (phases back to back)")
             if holders:
                 ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        axes[-1][0].set_xlabel("seconds since the first phase started (phases back to back; "
+                               "ticks: samples)")
         fig.suptitle(f"{s['name']}: space per device by holder over time", y=1.0)
         fig.tight_layout()
         finish(fig, out, f"space_area_{safe(s['name'])}.png", dpi, written)
@@ -458,13 +484,13 @@ def plot_zone_utilization(schemes, out, dpi, written):
                         [0.0] + [(k + 1) / n for k in range(n)] + [1.0],
                         where="post", color=color_of(i), linewidth=1.5,
                         label=f"{s['name']} ({n} zones, mean {100 * sum(zu) / n:.0f}%)")
-            ax.set_xlim(0, 100)
+            ax.set_xlim(-2, 102)
             ax.set_ylim(0, 1.02)
             ax.set_xlabel("zone valid data (% of zone capacity)")
             ax.set_ylabel("fraction of zones (CDF)")
             ax.set_title(f"{dev}, end of {ph}", fontsize=10)
             ax.legend(fontsize=7, loc="upper left")
-    fig.suptitle("Zone space utilization of written data zones (CDF)")
+    fig.suptitle("Zone space utilization of written data zones (CDF)" + no_devices_note(schemes))
     fig.tight_layout()
     finish(fig, out, "zone_utilization.png", dpi, written)
 
@@ -505,13 +531,14 @@ def plot_device_io(schemes, out, dpi, written):
                     bottom = [b + y for b, y in zip(bottom, ys)]
             ax.set_xticks(range(len(bars)))
             ax.set_xticklabels([b[0] for b in bars], fontsize=7)
+            ax.set_ylim(0, max(bottom + [1e-3]) * 1.12)
             ax.set_ylabel(f"MiB {what}")
             ax.set_title(f"{ph}: bytes {what}", fontsize=10)
             if any(bottom):
                 ax.legend(fontsize=7)
             else:
                 ax.text(0.5, 0.5, f"nothing {what}", transform=ax.transAxes, ha="center")
-    fig.suptitle("Device traffic per phase by I/O class")
+    fig.suptitle("Device traffic per phase by I/O class" + no_devices_note(schemes))
     fig.tight_layout()
     finish(fig, out, "device_io.png", dpi, written)
 
@@ -589,6 +616,16 @@ def synthetic_results():
 
 
 def selftest():
+    try:
+        return run_selftest()
+    except Exception:  # a figure that crashes is a failure, not a traceback
+        import traceback
+        traceback.print_exc()
+        print("selftest FAILED: exception above", file=sys.stderr)
+        return 1
+
+
+def run_selftest():
     expected = ["throughput.png", "timeline.png", "latency.png", "space_area_zns.png",
                 "space_box_zns.png", "space_area_hybrid.png", "space_box_hybrid.png",
                 "zone_utilization.png", "device_io.png"]
@@ -637,7 +674,8 @@ def main():
     ap.add_argument("--paper-ref", help="CSV of scheme,phase,normalized throughput from a paper")
     ap.add_argument("--dpi", type=int, default=120, help="PNG resolution (default 120)")
     ap.add_argument("--selftest", action="store_true",
-                    help="render every figure from synthetic data into a temp dir; exit 1 on failure")
+                    help="render every figure from synthetic data into a temp dir; "
+                    "exit 1 on failure")
     a = ap.parse_args()
     if a.selftest:
         return selftest()

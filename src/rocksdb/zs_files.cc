@@ -101,10 +101,16 @@ ZsRandomAccessFile::ZsRandomAccessFile(std::shared_ptr<zfs::Volume> volume, std:
     : volume_(std::move(volume)), path_(std::move(path)), file_(std::move(file)) {}
 
 rocksdb::IOStatus ZsRandomAccessFile::Read(uint64_t offset, size_t n,
-                                           const rocksdb::IOOptions& /*options*/,
+                                           const rocksdb::IOOptions& options,
                                            rocksdb::Slice* result, char* scratch,
                                            rocksdb::IODebugContext* /*dbg*/) const {
-  auto count = file_->Read(offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(scratch), n));
+  // RocksDB 7.8 marks compaction reads with IO_LOW (compaction_job.cc);
+  // everything else on a random-access file serves a user read.
+  const device::IoClass io_class = options.rate_limiter_priority == rocksdb::Env::IO_LOW
+                                       ? device::IoClass::kCompaction
+                                       : device::IoClass::kUserRead;
+  auto count =
+      file_->Read(offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(scratch), n), io_class);
   if (!count.ok()) {
     *result = rocksdb::Slice();
     return ToIOStatus(count.status(), path_);
@@ -123,7 +129,9 @@ rocksdb::IOStatus ZsSequentialFile::ReadAt(uint64_t offset, size_t n, rocksdb::S
                                            char* scratch) const {
   *result = rocksdb::Slice();
   if (offset >= file_->size() || n == 0) return rocksdb::IOStatus::OK();
-  auto count = file_->Read(offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(scratch), n));
+  // Sequential reads are recovery: WAL replay and the MANIFEST.
+  auto count = file_->Read(offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(scratch), n),
+                           device::IoClass::kMetadata);
   if (!count.ok()) return ToIOStatus(count.status(), path_);
   *result = rocksdb::Slice(scratch, *count);
   return rocksdb::IOStatus::OK();

@@ -104,7 +104,8 @@ class ZoneReadableFile : public ReadableFile {
       : vol_(vol), file_(std::move(file)) {}
   ~ZoneReadableFile() override { vol_->CloseReader(*file_); }
 
-  absl::StatusOr<size_t> Read(uint64_t offset, std::span<uint8_t> dst) const override {
+  absl::StatusOr<size_t> Read(uint64_t offset, std::span<uint8_t> dst,
+                              IoClass io_class) const override {
     absl::ReaderMutexLock fl(&file_->mu);
     const uint64_t size = file_->ends.empty() ? 0 : file_->ends.back();
     if (offset >= size) return 0;
@@ -117,7 +118,8 @@ class ZoneReadableFile : public ReadableFile {
       const uint64_t ext_start = file_->ends[i] - x.length;
       const uint64_t in_ext = offset + done - ext_start;
       const size_t n = static_cast<size_t>(std::min<uint64_t>(want - done, x.length - in_ext));
-      if (auto s = ReadDevice(x.device, x.offset + in_ext, dst.subspan(done, n)); !s.ok()) {
+      if (auto s = ReadDevice(x.device, x.offset + in_ext, dst.subspan(done, n), io_class);
+          !s.ok()) {
         return s;
       }
       done += n;
@@ -131,11 +133,12 @@ class ZoneReadableFile : public ReadableFile {
  private:
   // Device reads are block-aligned: read the covering blocks when the
   // request is not.
-  absl::Status ReadDevice(uint32_t device, uint64_t offset, std::span<uint8_t> dst) const {
+  absl::Status ReadDevice(uint32_t device, uint64_t offset, std::span<uint8_t> dst,
+                          IoClass io_class) const {
     const uint64_t bs = vol_->block_size(device);
     const uint64_t start = offset / bs * bs;
     const uint64_t end = (offset + dst.size() + bs - 1) / bs * bs;
-    const IoContext ctx{IoClass::kUserRead};
+    const IoContext ctx{io_class};
     if (start == offset && end == offset + dst.size()) {
       return vol_->device(device)->Read(offset, dst, ctx);
     }

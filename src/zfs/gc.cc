@@ -88,7 +88,7 @@ absl::StatusOr<GcStats> VolumeImpl::CollectGarbage(bool force) {
         uint64_t moved = 0;
         absl::Status s = MoveExtents(
             f, [&](const Extent& x) { return x.device == d && x.offset / zone_size == zone; }, d,
-            &moved);
+            IoClass::kGc, &moved);
         stats.bytes_relocated += moved;
         if (!s.ok() && s.code() != absl::StatusCode::kAborted) {
           failed = true;  // out of room to move into: stop this device
@@ -121,12 +121,14 @@ absl::Status VolumeImpl::Relocate(const std::string& path, uint32_t device) {
     if (!f) return absl::NotFoundError(absl::StrCat(path, ": no such file"));
   }
   uint64_t moved = 0;
-  return MoveExtents(f, [&](const Extent& x) { return x.device != device; }, device, &moved);
+  return MoveExtents(f, [&](const Extent& x) { return x.device != device; }, device,
+                     IoClass::kMigration, &moved);
 }
 
 absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
                                      const std::function<bool(const Extent&)>& pick,
-                                     uint32_t to_device, uint64_t* moved_bytes) {
+                                     uint32_t to_device, IoClass io_class,
+                                     uint64_t* moved_bytes) {
   std::vector<Extent> before;
   {
     absl::MutexLock lock(&mu_);
@@ -148,7 +150,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
     ReleaseExtents(copies);
     ResetDeadZones();
   };
-  const IoContext ctx{IoClass::kMigration};
+  const IoContext ctx{io_class};
   std::vector<uint8_t> buf;
   for (const Extent& x : before) {
     if (!pick(x)) {

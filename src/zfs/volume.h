@@ -99,7 +99,9 @@ class ReadableFile {
   virtual ~ReadableFile() = default;
   // Reads up to dst.size() bytes at `offset`; returns the count, which is
   // short only at the end of the file.
-  virtual absl::StatusOr<size_t> Read(uint64_t offset, std::span<uint8_t> dst) const = 0;
+  // `io_class` says what the read is for (statistics, device scheduling).
+  virtual absl::StatusOr<size_t> Read(uint64_t offset, std::span<uint8_t> dst,
+                                      device::IoClass io_class = device::IoClass::kUserRead) const = 0;
   virtual uint64_t size() const = 0;
 };
 

@@ -186,10 +186,12 @@ class VolumeImpl {
   // GC internals (gc.cc).
   void GcLoop();
   // Copies the extents of `file` that `pick` selects to zones on
-  // `to_device`, then swaps the extent list in one record.
+  // `to_device`, then swaps the extent list in one record. The copy's I/O
+  // counts as `io_class` (GC or migration).
   absl::Status MoveExtents(const std::shared_ptr<FileMeta>& file,
                            const std::function<bool(const Extent&)>& pick, uint32_t to_device,
-                           uint64_t* moved_bytes) ABSL_LOCKS_EXCLUDED(mu_);
+                           device::IoClass io_class, uint64_t* moved_bytes)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Zones of `device` worth collecting, best first.
   std::vector<uint32_t> GcVictims(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool BelowGcThreshold(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -198,7 +198,9 @@ int main(int argc, char** argv) {
                            {"seconds", a.seconds},   {"warmup", a.warmup},
                            {"rate", a.rate},         {"seed", a.seed},
                            {"key_size", a.key_size}, {"value_size", a.value_size},
-                           {"zipf", a.zipf},         {"rocksdb_options", a.rocksdb_options}};
+                           {"zipf", a.zipf},         {"rocksdb_options", a.rocksdb_options},
+                           {"interval", a.interval}, {"workload_file", a.workload_file},
+                           {"db", a.db}};
     std::ofstream out(a.json);
     out << zs::zsbench::ToJson(results, args).dump(1) << "\n";
     if (!out) return Fail(fmt::format("cannot write {}", a.json));

@@ -18,7 +18,8 @@ struct DeviceDelta {
   std::string name;
   std::map<std::string, device::IoCounters> by_class;  // "wal", "flush", ...
   device::IoCounters total;
-  double busy_fraction = 0;  // mean over the busiest resource class
+  // Busy share of the phase: of the head on a disk, mean over dies on an SSD.
+  double busy_fraction = 0;
   uint64_t zone_resets = 0;
   uint64_t erases = 0;
 };

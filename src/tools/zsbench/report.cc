@@ -40,7 +40,12 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
   j["seconds"] = p.seconds;
   j["ops_per_second"] = p.ops_per_second();
   j["user_bytes_written"] = p.user_bytes_written;
-  j["write_amplification"] = p.write_amplification();
+  // Null where nothing was written by the user or no device was measured.
+  if (p.write_amplification() > 0) {
+    j["write_amplification"] = p.write_amplification();
+  } else {
+    j["write_amplification"] = nullptr;
+  }
   j["reads_found"] = p.reads_found;
   j["reads_missed"] = p.reads_missed;
   j["errors"] = p.errors;
@@ -105,12 +110,15 @@ std::string ComparisonTable(const std::vector<SchemeResult>& schemes) {
   std::string out = fmt::format("\nrelative to {}:\n{:<14} {:<16} {:>11} {:>9} {:>8}\n",
                                 schemes[0].name, "scheme", "phase", "throughput", "p99", "WA");
   for (const SchemeResult& s : schemes) {
+    // Every scheme runs the same phases in the same order.
     for (size_t i = 0; i < s.phases.size() && i < schemes[0].phases.size(); ++i) {
       const PhaseResult& p = s.phases[i];
       const PhaseResult& base = schemes[0].phases[i];
-      std::string t1, t2;
-      const bench::Histogram* h = MainLatency(p, &t1);
-      const bench::Histogram* b = MainLatency(base, &t2);
+      // p99 of the base's main operation type in both schemes.
+      std::string type;
+      const bench::Histogram* b = MainLatency(base, &type);
+      auto it = p.latency_ns.find(type);
+      const bench::Histogram* h = it == p.latency_ns.end() ? nullptr : &it->second;
       auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
       out += fmt::format("{:<14} {:<16} {:>10.3f}x {:>8.3f}x {:>7.3f}x\n", s.name, p.name,
                          ratio(p.ops_per_second(), base.ops_per_second()),
