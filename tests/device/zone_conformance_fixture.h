@@ -1,0 +1,166 @@
+// The conformance suite's devices and fixtures, shared by
+// zone_conformance_test.cc, zone_limits_test.cc and zone_protocol_test.cc.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "device/emulated_device.h"
+#include "device/zone.h"
+#include "device/zone_error.h"
+#include "device/zoned_device.h"
+#include "device_test_util.h"
+
+namespace zonestack::device::conformance {
+
+using testing_util::Pattern;
+
+constexpr uint64_t KiB = 1024;
+constexpr uint64_t kBlock = 4096;
+inline const IoContext kCtx;
+
+// A ZNS SSD with zones smaller than their size (ZCAP < ZSZE).
+inline DeviceInfo ZnsInfo() {
+  DeviceInfo i;
+  i.name = "conformance-zns";
+  i.model = "test ZNS SSD";
+  i.protocol = Protocol::kZns;
+  i.block_size = kBlock;
+  i.zone_size = 64 * KiB;
+  i.zone_capacity = 48 * KiB;
+  i.num_zones = 16;
+  i.max_open_zones = 3;
+  i.max_active_zones = 4;
+  i.max_append_bytes = 16 * KiB;
+  i.native_cell_mode = i.default_cell_mode = CellMode::kTlc;
+  i.reads_beyond_wp_allowed = true;
+  i.cross_zone_reads_allowed = false;
+  return i;
+}
+
+// A host-managed SMR disk: conventional zones first, URSWRZ = 0.
+inline DeviceInfo ZbcInfo() {
+  DeviceInfo i;
+  i.name = "conformance-zbc";
+  i.model = "test HM-SMR disk";
+  i.protocol = Protocol::kZbc;
+  i.block_size = kBlock;
+  i.zone_size = 64 * KiB;
+  i.zone_capacity = 64 * KiB;
+  i.num_zones = 16;
+  i.num_conventional_zones = 2;
+  i.max_open_zones = 3;
+  i.max_active_zones = 4;
+  i.max_append_bytes = 16 * KiB;
+  i.reads_beyond_wp_allowed = false;
+  i.cross_zone_reads_allowed = true;
+  return i;
+}
+
+// An HZNS SSD like the znh2 preset: native QLC, SLC by default, Simple Copy.
+inline DeviceInfo HznsInfo() {
+  DeviceInfo i = ZnsInfo();
+  i.name = "conformance-hzns";
+  i.model = "test HZNS SSD";
+  i.zone_capacity = 64 * KiB;  // QLC; an SLC zone holds 16 KiB
+  i.native_cell_mode = CellMode::kQlc;
+  i.default_cell_mode = CellMode::kSlc;
+  i.supports_slc = true;
+  i.max_open_qlc_zones = 1;
+  i.max_active_qlc_zones = 1;
+  i.supports_simple_copy = true;
+  return i;
+}
+
+// Builds the device under test and wraps the zone arithmetic the tests
+// share. Everything goes through ZonedDevice except fault injection.
+class DeviceHarness {
+ protected:
+  void Open(const DeviceInfo& info) {
+    EmulatorOptions opts;
+    opts.info = info;  // timing stays null: instant
+    auto dev = EmulatedDevice::Create(std::move(opts));
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    emulator_ = dev->get();
+    device_ = std::move(*dev);
+  }
+
+  ZonedDevice& dev() { return *device_; }
+  // Media failures only a device can declare.
+  EmulatedDevice& emulator() { return *emulator_; }
+
+  // The i-th zone with a write pointer.
+  uint32_t Seq(uint32_t i) { return dev().info().num_conventional_zones + i; }
+  uint64_t Start(uint32_t zone) { return dev().ZoneStart(zone); }
+
+  ZoneInfo Report(uint32_t zone) {
+    auto z = dev().ReportZone(zone);
+    EXPECT_TRUE(z.ok()) << z.status();
+    return z.ok() ? *z : ZoneInfo{};
+  }
+  ZoneState State(uint32_t zone) { return Report(zone).state; }
+  // Bytes written, as the write pointer says.
+  uint64_t Written(uint32_t zone) { return Report(zone).write_pointer - Start(zone); }
+  uint64_t Capacity(uint32_t zone) { return Report(zone).capacity; }
+
+  absl::Status WriteAt(uint64_t offset, uint64_t len, uint8_t seed = 1) {
+    const std::vector<uint8_t> data = Pattern(len, seed);
+    return dev().Write(offset, data, kCtx);
+  }
+  absl::Status TryRead(uint64_t offset, uint64_t len) {
+    std::vector<uint8_t> buf(len);
+    return dev().Read(offset, buf, kCtx);
+  }
+  std::vector<uint8_t> ReadBytes(uint64_t offset, uint64_t len) {
+    std::vector<uint8_t> buf(len);
+    const absl::Status s = dev().Read(offset, buf, kCtx);
+    EXPECT_TRUE(s.ok()) << s;
+    return buf;
+  }
+
+  int CountZones(bool (ZoneInfo::*pred)() const) {
+    auto zones = dev().ReportZones(0, dev().info().num_zones);
+    EXPECT_TRUE(zones.ok()) << zones.status();
+    int n = 0;
+    if (zones.ok()) {
+      for (const ZoneInfo& z : *zones) n += (z.*pred)() ? 1 : 0;
+    }
+    return n;
+  }
+  int OpenCount() { return CountZones(&ZoneInfo::IsOpen); }
+  int ActiveCount() { return CountZones(&ZoneInfo::IsActive); }
+
+ private:
+  std::unique_ptr<ZonedDevice> device_;
+  EmulatedDevice* emulator_ = nullptr;
+};
+
+// Behaviors ZNS and ZBC share, run on both.
+class ZoneConformanceTest : public testing::TestWithParam<Protocol>,
+                            protected DeviceHarness {
+ protected:
+  void SetUp() override {
+    Open(GetParam() == Protocol::kZns ? ZnsInfo() : ZbcInfo());
+  }
+};
+
+class ZnsZoneTest : public testing::Test, protected DeviceHarness {
+ protected:
+  void SetUp() override { Open(ZnsInfo()); }
+};
+
+class ZbcZoneTest : public testing::Test, protected DeviceHarness {
+ protected:
+  void SetUp() override { Open(ZbcInfo()); }
+};
+
+class HznsZoneTest : public testing::Test, protected DeviceHarness {
+ protected:
+  void SetUp() override { Open(HznsInfo()); }
+};
+
+}  // namespace zonestack::device::conformance
