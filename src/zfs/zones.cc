@@ -161,6 +161,20 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(const FileMeta& file,
     const uint64_t start = m.dev->ZoneStart(zone);
     return Lease{dev, zone, start, start + z.capacity};
   }
+  // No zone of its own group and no empty zone anywhere: rather than fail
+  // with room left, share another group's partly written zone (lifetimes
+  // mix, which GC can sort out later).
+  for (uint32_t dev : d.devices) {
+    if (dev >= members_.size()) continue;
+    Member& m = members_[dev];
+    for (uint32_t zone : m.partial) {
+      ZoneUse& z = m.zones[zone];
+      if (z.leased || z.group == kNoGroup || z.full()) continue;
+      z.leased = true;
+      const uint64_t start = m.dev->ZoneStart(zone);
+      return Lease{dev, zone, start + z.written, start + z.capacity};
+    }
+  }
   std::string where;
   for (uint32_t dev : d.devices) absl::StrAppend(&where, where.empty() ? "" : ", ", members_[dev].info.name);
   return absl::ResourceExhaustedError(

@@ -36,7 +36,9 @@ TEST(DbFullVolumeTest, NoSpaceThenReopenAfterSpaceIsFreed) {
       acked[key] = value;
     }
     EXPECT_FALSE(failure.ok()) << "the volume never filled";
-    EXPECT_TRUE(failure.IsNoSpace() || failure.IsIOError()) << failure.ToString();
+    // RocksDB passes the no-space error on as it is, or wrapped (as
+    // Incomplete) once its background error handler has taken it.
+    EXPECT_NE(failure.ToString().find("No space left"), std::string::npos) << failure.ToString();
     (void)t.Close();
   }
   ASSERT_GT(acked.size(), 100u);
