@@ -129,7 +129,11 @@ uint64_t NandTiming::ScheduleErase(const TimedRequest& r, uint64_t start) {
   // the blocks holding its own units (die i got one more than the others
   // when i < units % dpz). A multi-plane erase takes one block per plane.
   const uint64_t units = (r.length + g.unit_bytes() - 1) / g.unit_bytes();
-  const uint64_t units_per_block = std::max<uint64_t>(1, g.block_bytes / g.page_bytes);
+  const uint64_t native_bits = static_cast<uint64_t>(params_.native_cell_mode);
+  const uint64_t mode_bits =
+      r.cell_mode == CellMode::kNone ? native_bits : static_cast<uint64_t>(r.cell_mode);
+  const uint64_t units_per_block =
+      std::max<uint64_t>(1, g.block_bytes / g.page_bytes * mode_bits / native_bits);
   const uint32_t used_dies = static_cast<uint32_t>(std::min<uint64_t>(dpz, units));
   uint64_t done = start;
   for (uint32_t i = 0; i < used_dies; ++i) {

@@ -38,6 +38,9 @@ struct NandParams {
   double host_write_bytes_per_s = 3.2e9;  // host-to-device link
   uint64_t command_ns = 5000;             // controller cost per command
   CellLatency slc, tlc, qlc;
+  // The mode `block_bytes` is given in; a block holds proportionally less in
+  // a mode with fewer bits per cell (an SLC block a quarter of a QLC one).
+  CellMode native_cell_mode = CellMode::kTlc;
 };
 
 // Writes are buffered one program unit deep per die: a write returns once

@@ -105,6 +105,7 @@ Preset Znh2Femu() {
   g.page_bytes = 16 * KiB;
   g.block_bytes = 16 * MiB;
   p.nand.slc = Uniform(30'000, 160'000, 3'000'000);
+  p.nand.native_cell_mode = CellMode::kQlc;
   CellLatency& q = p.nand.qlc;
   q.page_types = 4;  // L, CL, CU, U
   q.read_ns = {48'000, 64'000, 80'000, 96'000};

@@ -259,6 +259,19 @@ TEST_F(NandTimingQlcTest, SlcZonesHaveOneLatency) {
   }
 }
 
+// ZnH2 section 3.2.1: a block in SLC mode holds a quarter of what it holds
+// in QLC, so erasing the same bytes of an SLC zone takes four times the
+// blocks. 64 dies x 64 blocks' worth of QLC data: one block per die in QLC.
+TEST_F(NandTimingQlcTest, SlcZoneResetErasesFourTimesTheBlocksOfQlc) {
+  const uint64_t bytes = dies_ * params_.geometry.block_bytes * params_.geometry.planes;
+  NandTiming qlc(params_, zone_size_);
+  qlc.Schedule(Req(IoOp::kReset, 0, 0, bytes, zone_size_, CellMode::kQlc), 0);
+  NandTiming slc(params_, zone_size_);
+  slc.Schedule(Req(IoOp::kReset, 0, 0, bytes, zone_size_, CellMode::kSlc), 0);
+  EXPECT_EQ(Export(qlc).erases, dies_);
+  EXPECT_EQ(Export(slc).erases, 4 * dies_);
+}
+
 TEST(NandTimingTest, EmptyResetCostsOnlyTheCommand) {
   NandTiming t(SmallNand(), kZoneSize);
   EXPECT_EQ(t.Schedule(Req(IoOp::kReset, 0, 0, 0), 500), 500 + kCmd);
