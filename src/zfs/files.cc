@@ -63,7 +63,16 @@ class ZoneWritableFile : public WritableFile {
   // Writes the whole blocks of the buffer, and with `pad` the partial tail
   // too, padded with zeroes (the next write then starts a new extent).
   absl::Status WriteOut(bool pad) {
-    while (!buf_.empty()) {
+    // Bytes of buf_ written so far; dropped once at the end, so a large
+    // buffer is not shifted after every batch.
+    size_t done = 0;
+    absl::Status s = WriteOutFrom(pad, &done);
+    buf_.erase(buf_.begin(), buf_.begin() + static_cast<ptrdiff_t>(std::min(done, buf_.size())));
+    return s;
+  }
+
+  absl::Status WriteOutFrom(bool pad, size_t* done) {
+    while (*done < buf_.size()) {
       if (!lease_.valid() || lease_.next >= lease_.end) {
         if (lease_.valid()) vol_->ReleaseZone(lease_);
         lease_ = {};
@@ -72,20 +81,22 @@ class ZoneWritableFile : public WritableFile {
         lease_ = *lease;
       }
       const uint64_t bs = vol_->block_size(lease_.device);
-      uint64_t n = std::min<uint64_t>({buf_.size(), lease_.end - lease_.next, kWriteBatch});
-      if (n % bs != 0 && n == buf_.size() && !pad) n = n / bs * bs;
+      const uint64_t left = buf_.size() - *done;
+      uint64_t n = std::min<uint64_t>({left, lease_.end - lease_.next, kWriteBatch});
+      if (n % bs != 0 && n == left && !pad) n = n / bs * bs;
       if (n == 0) return absl::OkStatus();
+      // Only the tail, on a sync, is short of a block: pad it with zeroes.
       const uint64_t physical = (n + bs - 1) / bs * bs;
       if (physical != n) buf_.resize(buf_.size() + (physical - n), 0);
       if (auto s = vol_->device(lease_.device)->Write(
-              lease_.next, std::span(buf_).first(physical), WriteContext(file_->hint));
+              lease_.next, std::span(buf_).subspan(*done, physical), WriteContext(file_->hint));
           !s.ok()) {
         if (physical != n) buf_.resize(buf_.size() - (physical - n));
         return s;
       }
       vol_->AddExtent(*file_, lease_, lease_.next, n);
       lease_.next += physical;
-      buf_.erase(buf_.begin(), buf_.begin() + physical);
+      *done += physical;
     }
     return absl::OkStatus();
   }
@@ -142,7 +153,9 @@ class ZoneReadableFile : public ReadableFile {
     if (start == offset && end == offset + dst.size()) {
       return vol_->device(device)->Read(offset, dst, ctx);
     }
-    std::vector<uint8_t> tmp(end - start);
+    // One buffer per thread: most RocksDB reads are unaligned block reads.
+    thread_local std::vector<uint8_t> tmp;
+    tmp.resize(end - start);
     if (auto s = vol_->device(device)->Read(start, tmp, ctx); !s.ok()) return s;
     std::memcpy(dst.data(), tmp.data() + (offset - start), dst.size());
     return absl::OkStatus();

@@ -19,11 +19,7 @@ constexpr uint64_t kCopyChunk = 1 << 20;
 
 bool VolumeImpl::BelowGcThreshold(uint32_t device) const {
   const Member& m = members_[device];
-  uint32_t data = 0;
-  for (const ZoneUse& z : m.zones) {
-    if (z.role == ZoneRole::kData || z.role == ZoneRole::kFree) ++data;
-  }
-  return data > 0 && m.empty.size() <= options_.gc_free_zone_threshold * data;
+  return m.data_zones > 0 && m.empty.size() <= options_.gc_free_zone_threshold * m.data_zones;
 }
 
 std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device) const {

@@ -262,6 +262,7 @@ absl::Status VolumeImpl::Recover(bool read_only) {
     for (uint32_t z = 0; z < m.zones.size(); ++z) {
       ZoneUse& u = m.zones[z];
       if (u.role == ZoneRole::kLabel || u.role == ZoneRole::kMetadata) continue;
+      ++m.data_zones;
       if (u.valid > 0 || u.written > 0) u.role = ZoneRole::kData;
       if (u.role == ZoneRole::kData && u.valid == 0) m.maybe_dead.insert(z);
       if (u.written == 0) {

@@ -70,6 +70,7 @@ struct Member {
   std::set<uint32_t> empty;       // data zones with nothing written
   std::set<uint32_t> partial;     // data zones written but not full
   std::set<uint32_t> maybe_dead;  // zones whose valid bytes dropped to 0
+  uint32_t data_zones = 0;        // zones usable for data, counted at mount
 };
 
 // Where a writer appends: a zone it owns until it releases it.

@@ -32,9 +32,7 @@ std::vector<policy::DeviceView> VolumeImpl::DeviceViews() const {
     v.is_ssd = m.is_ssd;
     v.zone_capacity = m.info.zone_capacity;
     v.empty_zones = static_cast<uint32_t>(m.empty.size());
-    for (const ZoneUse& z : m.zones) {
-      if (z.role == ZoneRole::kData || z.role == ZoneRole::kFree) ++v.data_zones;
-    }
+    v.data_zones = m.data_zones;
     v.free_bytes = m.empty.size() * m.info.zone_capacity;
     for (uint32_t z : m.partial) v.free_bytes += m.zones[z].capacity - m.zones[z].written;
     views.push_back(v);

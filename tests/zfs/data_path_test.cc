@@ -225,12 +225,7 @@ TEST(ConcurrencyTest, ConcurrentWritersAndReadersSeeConsistentData) {
   }
   for (auto& t : threads) t.join();
   ASSERT_EQ(done.size(), 24u);
-  for (const auto& [path, size] : done) {
-    auto got = ReadFile(*vol, path);
-    ASSERT_OK(got);
-    EXPECT_EQ(got->size(), size);
-    EXPECT_TRUE(MatchesPattern(std::hash<std::string>()(path), 0, *got)) << path;
-  }
+  ExpectFilesIntact(*vol, done);
   ExpectConsistent(*vol);
   ExpectNoLeakedSpace(*vol);
 }

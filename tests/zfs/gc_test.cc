@@ -181,12 +181,7 @@ TEST_F(GcTest, GcUnderConcurrentWritersDeletersAndReaders) {
   }
   stop = true;
   for (auto& t : threads) t.join();
-  for (const auto& [path, size] : live) {
-    auto got = ReadFile(*vol_, path);
-    ASSERT_OK(got);
-    EXPECT_EQ(got->size(), size);
-    EXPECT_TRUE(MatchesPattern(std::hash<std::string>()(path), 0, *got)) << path;
-  }
+  ExpectFilesIntact(*vol_, live);
   ExpectConsistent(*vol_);
   ExpectNoLeakedSpace(*vol_);
   ASSERT_NO_FATAL_FAILURE(Remount());

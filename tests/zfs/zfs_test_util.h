@@ -124,6 +124,18 @@ inline absl::StatusOr<std::vector<uint8_t>> ReadFile(const Volume& vol, const st
   return out;
 }
 
+// Every file in `files` (path -> size) has its size and the pattern seeded
+// by the hash of its path.
+template <typename Files>
+void ExpectFilesIntact(const Volume& vol, const Files& files) {
+  for (const auto& [path, size] : files) {
+    auto got = ReadFile(vol, path);
+    ASSERT_TRUE(got.ok()) << path << ": " << got.status();
+    EXPECT_EQ(got->size(), size) << path;
+    EXPECT_TRUE(MatchesPattern(std::hash<std::string>()(path), 0, *got)) << path;
+  }
+}
+
 // Fails the test with every problem fsck finds.
 inline void ExpectConsistent(const Volume& vol, const std::string& when = "") {
   for (const std::string& p : vol.Check()) ADD_FAILURE() << "fsck" << when << ": " << p;
