@@ -1,8 +1,24 @@
 #include "policy/placement.h"
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 
 namespace zonestack::policy {
+
+int64_t SstNumber(const std::string& name) {
+  absl::string_view base(name);
+  if (auto slash = base.rfind('/'); slash != absl::string_view::npos) base.remove_prefix(slash + 1);
+  if (!absl::ConsumeSuffix(&base, ".sst") || base.empty()) return -1;
+  for (char c : base) {
+    if (c < '0' || c > '9') return -1;
+  }
+  int64_t number = 0;
+  if (!absl::SimpleAtoi(base, &number)) return -1;  // out of range
+  return number;
+}
+
 namespace {
 
 // Group 0 is the WAL's own; every other file is grouped by lifetime, so a

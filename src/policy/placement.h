@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,13 @@ struct FileHint {
   FileKind kind = FileKind::kOther;
   Lifetime lifetime = Lifetime::kNotSet;
   int level = -1;  // LSM level of an SST when a hint told it; -1 if unknown
+  // RocksDB's FileOptions::temperature (kUnknown=0, kHot=4, kWarm=8,
+  // kCold=12); RocksDB's own tiered storage marks last-level SSTs cold.
+  uint8_t temperature = 0;
 };
+
+// The SST number in a RocksDB file name ("/db/000123.sst" -> 123), or -1.
+int64_t SstNumber(const std::string& name);
 
 // One member device as placement sees it.
 struct DeviceView {
@@ -35,6 +42,9 @@ struct DeviceView {
   uint32_t empty_zones = 0;     // zones a new zone can be opened from
   uint32_t data_zones = 0;      // all zones usable for data
   uint64_t free_bytes = 0;      // in empty zones and open zones' tails
+  uint32_t pool_zones = 0;      // zones of the WAL/cache pool in use (WAL + cache)
+  uint32_t cache_zones = 0;     // of which cache zones (HHZS 3.5)
+  uint64_t bytes_written = 0;   // by every I/O class since the device opened
 };
 
 struct PlacementDecision {
@@ -43,6 +53,16 @@ struct PlacementDecision {
   // Files with the same group share zones; different groups never do.
   // Groups are how a policy separates lifetimes (and WAL from SSTs).
   uint32_t group = 0;
+  // Take zones from the device's WAL/cache pool (HHZS 3.2) rather than the
+  // general zones; falls back to general zones when the pool is exhausted.
+  bool pool = false;
+};
+
+// A background move of one file to another device (HHZS 3.4). zfs runs it
+// rate-limited with Volume::Relocate.
+struct Migration {
+  std::string path;
+  uint32_t to_device = 0;
 };
 
 class PlacementPolicy {
@@ -53,6 +73,29 @@ class PlacementPolicy {
   // back into zfs.
   virtual PlacementDecision Place(const FileHint& file,
                                   const std::vector<DeviceView>& devices) = 0;
+
+  // What zfs tells the policy (all under zfs's lock: quick, no callbacks).
+  // `file`'s data now lies (wholly or in its newest extent) on `device`:
+  // its first zone was acquired there, a relocation finished, or mount
+  // found it there.
+  virtual void OnPlaced(const FileHint& /*file*/, uint32_t /*device*/, bool /*device_is_ssd*/,
+                        uint64_t /*size*/) {}
+  // `file` lost its last name.
+  virtual void OnRemoved(const FileHint& /*file*/) {}
+
+  // Zones of `device` set aside for the WAL/cache pool: general (non-pool)
+  // allocations leave that many minus the pool zones in use empty.
+  virtual uint32_t PoolZones(uint32_t /*device*/, const std::vector<DeviceView>& /*devices*/) const {
+    return 0;
+  }
+
+  // The next background migration, or none. Called from zfs's migration
+  // thread without zfs's lock, about twice a second.
+  virtual std::optional<Migration> NextMigration(const std::vector<DeviceView>& /*devices*/) {
+    return std::nullopt;
+  }
+  // Bytes per second migration may copy; 0 = no migration thread.
+  virtual double MigrationRate() const { return 0; }
 };
 
 // "lifetime": ZenFS-like placement on one device, files grouped by their

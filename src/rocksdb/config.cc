@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -13,6 +14,7 @@
 #include "absl/strings/strip.h"
 #include "nlohmann/json.hpp"
 #include "policy/placement.h"
+#include "policy/schemes.h"
 
 namespace zonestack::rocks {
 namespace {
@@ -38,8 +40,108 @@ absl::Status CheckDevices(const std::vector<std::string>& devices, const std::st
 
 absl::Status CheckPlacement(const std::string& name, const std::string& source) {
   auto policy = policy::MakePlacementPolicy(name);
-  if (!policy.ok()) return Bad(source, std::string(policy.status().message()));
+  if (!policy.ok()) {
+    return Bad(source, absl::StrCat(policy.status().message(), "; or a scheme: ",
+                                    absl::StrJoin(policy::SchemeNames(), ", ")));
+  }
   return absl::OkStatus();
+}
+
+// Scheme names are case-insensitive (policy::MakeScheme); kept lowercase.
+bool IsSchemeName(const std::string& name) {
+  const std::string lower = absl::AsciiStrToLower(name);
+  for (const std::string& n : policy::SchemeNames()) {
+    if (n == lower) return true;
+  }
+  return false;
+}
+
+absl::Status CheckSchemeName(const std::string& name, const std::string& source) {
+  if (IsSchemeName(name)) return absl::OkStatus();
+  return Bad(source, absl::StrCat("unknown scheme '", name,
+                                  "'; known: ", absl::StrJoin(policy::SchemeNames(), ", ")));
+}
+
+// A JSON integer in [min, max], or an error naming `what`.
+absl::StatusOr<uint64_t> Integer(const json& v, const std::string& what, uint64_t min,
+                                 uint64_t max, const std::string& source) {
+  if (!v.is_number_integer() || !v.is_number_unsigned()) {  // not negative either
+    return Bad(source, absl::StrCat(what, " must be an integer >= ", min));
+  }
+  const uint64_t n = v.get<uint64_t>();
+  if (n < min || n > max) {
+    return Bad(source, absl::StrCat(what, " must be in [", min, ", ", max, "], not ", n));
+  }
+  return n;
+}
+
+// A JSON number > 0 (>= 0 if `zero_ok`), or an error naming `what`.
+absl::StatusOr<double> Number(const json& v, const std::string& what, bool zero_ok,
+                              const std::string& source) {
+  if (!v.is_number() || v.get<double>() < 0 || (!zero_ok && v.get<double>() == 0)) {
+    return Bad(source, absl::StrCat(what, " must be a number ", zero_ok ? ">= 0" : "> 0"));
+  }
+  return v.get<double>();
+}
+
+// The "scheme" object (or just its name as a string).
+absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::string& source) {
+  policy::SchemeOptions options;
+  if (doc.is_string()) {
+    options.name = absl::AsciiStrToLower(doc.get<std::string>());
+    if (auto s = CheckSchemeName(options.name, source); !s.ok()) return s;
+    return options;
+  }
+  if (!doc.is_object()) return Bad(source, "\"scheme\" must be an object or a scheme name");
+  if (!doc.contains("name")) return Bad(source, "\"scheme\" needs a \"name\"");
+  constexpr double kMiB = 1 << 20;
+  for (const auto& [key, v] : doc.items()) {
+    const std::string what = absl::StrCat("scheme \"", key, "\"");
+    if (key == "name") {
+      if (!v.is_string()) return Bad(source, "scheme \"name\" must be a string");
+      options.name = absl::AsciiStrToLower(v.get<std::string>());
+      if (auto s = CheckSchemeName(options.name, source); !s.ok()) return s;
+    } else if (key == "sst_bytes") {
+      auto n = Integer(v, what, 1, UINT64_MAX, source);
+      if (!n.ok()) return n.status();
+      options.sst_bytes = *n;
+    } else if (key == "wal_cache_zones") {
+      auto n = Integer(v, what, 0, UINT32_MAX, source);
+      if (!n.ok()) return n.status();
+      options.wal_cache_zones = static_cast<uint32_t>(*n);
+    } else if (key == "migration_mib_per_sec") {
+      auto x = Number(v, what, /*zero_ok=*/true, source);
+      if (!x.ok()) return x.status();
+      options.migration_bytes_per_sec = *x * kMiB;
+    } else if (key == "hdd_random_read_iops") {
+      auto x = Number(v, what, /*zero_ok=*/false, source);
+      if (!x.ok()) return x.status();
+      options.hdd_random_read_iops = *x;
+    } else if (key == "level_threshold") {
+      auto n = Integer(v, what, 0, 64, source);
+      if (!n.ok()) return n.status();
+      options.level_threshold = static_cast<int>(*n);
+    } else if (key == "ssd_write_mib_per_sec") {
+      auto x = Number(v, what, /*zero_ok=*/false, source);
+      if (!x.ok()) return x.status();
+      options.ssd_write_bytes_per_sec = *x * kMiB;
+    } else if (key == "decision_interval_ms") {
+      auto n = Integer(v, what, 1, UINT64_MAX / 1000, source);
+      if (!n.ok()) return n.status();
+      options.decision_interval_us = *n * 1000;
+    } else if (key == "hdd_read_window_ms") {
+      auto n = Integer(v, what, 1, UINT64_MAX / 1000, source);
+      if (!n.ok()) return n.status();
+      options.hdd_read_window_us = *n * 1000;
+    } else {
+      return Bad(source, absl::StrCat("unknown scheme key \"", key,
+                                      "\"; keys: name, sst_bytes, wal_cache_zones, "
+                                      "migration_mib_per_sec, hdd_random_read_iops, "
+                                      "level_threshold, ssd_write_mib_per_sec, "
+                                      "decision_interval_ms, hdd_read_window_ms"));
+    }
+  }
+  return options;
 }
 
 absl::StatusOr<FormatMode> ParseFormat(const std::string& value, const std::string& source) {
@@ -72,6 +174,14 @@ absl::StatusOr<ZoneStackConfig> ParseJsonObject(const json& doc, const std::stri
       if (!value.is_string()) return Bad(source, "\"placement\" must be a string");
       config.placement = value.get<std::string>();
       placement_given = true;
+    } else if (key == "scheme") {
+      auto scheme = ParseScheme(value, source);
+      if (!scheme.ok()) return scheme.status();
+      config.scheme = std::move(*scheme);
+    } else if (key == "block_cache_bytes") {
+      auto n = Integer(value, "\"block_cache_bytes\"", 1, UINT64_MAX, source);
+      if (!n.ok()) return n.status();
+      config.block_cache_bytes = *n;
     } else if (key == "format") {
       if (!value.is_string()) return Bad(source, "\"format\" must be a string");
       auto format = ParseFormat(value.get<std::string>(), source);
@@ -86,10 +196,29 @@ absl::StatusOr<ZoneStackConfig> ParseJsonObject(const json& doc, const std::stri
       }
     } else {
       return Bad(source, absl::StrCat("unknown key \"", key,
-                                      "\"; keys: devices, placement, format, rocksdb"));
+                                      "\"; keys: devices, placement, scheme, "
+                                      "block_cache_bytes, format, rocksdb"));
     }
   }
   if (auto s = CheckDevices(config.devices, source); !s.ok()) return s;
+  if (placement_given && IsSchemeName(config.placement)) {
+    config.placement = absl::AsciiStrToLower(config.placement);
+    if (!config.scheme) {  // "placement": "hhzs" is {"scheme": {"name": "hhzs"}}
+      config.scheme = policy::SchemeOptions();
+      config.scheme->name = config.placement;
+    } else if (config.scheme->name != config.placement) {
+      return Bad(source, absl::StrCat("\"placement\" '", config.placement, "' and scheme '",
+                                      config.scheme->name, "' disagree"));
+    }
+  } else if (placement_given && config.scheme) {
+    return Bad(source, absl::StrCat("\"placement\" '", config.placement, "' and \"scheme\" '",
+                                    config.scheme->name,
+                                    "' both given; a scheme is the placement, give one"));
+  }
+  if (config.scheme) {
+    config.placement = config.scheme->name;
+    return config;
+  }
   if (!placement_given) config.placement = DefaultPlacement(config.devices.size());
   if (auto s = CheckPlacement(config.placement, source); !s.ok()) return s;
   return config;
@@ -142,6 +271,19 @@ absl::StatusOr<ZoneStackConfig> ParseUri(const std::string& uri) {
 
 std::string VolumeKey(const ZoneStackConfig& config) {
   return absl::StrJoin(config.devices, ";");
+}
+
+std::string PlacementKey(const ZoneStackConfig& config) {
+  if (!config.scheme) return config.placement;
+  const policy::SchemeOptions& o = *config.scheme;
+  return absl::StrCat("scheme ", o.name, " {sst_bytes=", o.sst_bytes,
+                      ", wal_cache_zones=", o.wal_cache_zones,
+                      ", migration_bytes_per_sec=", o.migration_bytes_per_sec,
+                      ", hdd_random_read_iops=", o.hdd_random_read_iops,
+                      ", level_threshold=", o.level_threshold,
+                      ", ssd_write_bytes_per_sec=", o.ssd_write_bytes_per_sec,
+                      ", decision_interval_us=", o.decision_interval_us,
+                      ", hdd_read_window_us=", o.hdd_read_window_us, "}");
 }
 
 }  // namespace zonestack::rocks

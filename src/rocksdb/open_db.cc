@@ -4,34 +4,92 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "rocksdb/cache.h"
 #include "rocksdb/config.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/env.h"
+#include "rocksdb/hint_listener.h"
 #include "rocksdb/registration.h"
+#include "rocksdb/ssd_secondary_cache.h"
 #include "rocksdb/status_map.h"
+#include "rocksdb/table.h"
 #include "rocksdb/utilities/stackable_db.h"
 #include "rocksdb/volume_registry.h"
+#include "rocksdb/zs_file_system.h"
 
 namespace zonestack::rocks {
 namespace {
 
-struct EnvHolder {
+// What a DB runs on and with, beyond RocksDB. Destroyed after the DB is
+// closed: then no job of this DB session can still be running.
+struct DbHolder {
   std::shared_ptr<rocksdb::Env> env;
+  DbParts parts;
+  std::string db_path;  // of the scheme claim, if parts.scheme
+
+  DbHolder() = default;
+  DbHolder(DbHolder&&) = default;
+  DbHolder& operator=(DbHolder&&) = delete;
+  ~DbHolder() {
+    if (parts.listener) parts.listener->DbClosed();
+    if (parts.scheme) ReleaseScheme(*parts.volume, db_path);
+  }
 };
 
 // Base classes are destroyed in reverse order, so StackableDB (which
 // deletes the DB, closing it) goes before the Env the DB runs on.
-class OwningDb : private EnvHolder, public rocksdb::StackableDB {
+class OwningDb : private DbHolder, public rocksdb::StackableDB {
  public:
-  OwningDb(rocksdb::DB* db, std::shared_ptr<rocksdb::Env> env)
-      : EnvHolder{std::move(env)}, rocksdb::StackableDB(db) {}
+  OwningDb(rocksdb::DB* db, DbHolder holder)
+      : DbHolder(std::move(holder)), rocksdb::StackableDB(db) {}
+  const DbParts& parts() const { return DbHolder::parts; }
 };
+
+std::string TrimSlashes(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+// Installs an LRU block cache of the configured capacity, in front of
+// `secondary` if not null (HHZS 3.5: blocks evicted from it go to the SSD
+// cache). A copy of the caller's table options gets it, so a factory the
+// caller shares elsewhere is left alone.
+absl::Status InstallBlockCache(const ZoneStackConfig& config,
+                               std::shared_ptr<rocksdb::SecondaryCache> secondary,
+                               const std::string& why, rocksdb::Options* options) {
+  const auto* table = options->table_factory
+                          ? options->table_factory->GetOptions<rocksdb::BlockBasedTableOptions>()
+                          : nullptr;
+  if (table == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(why, " needs block-based tables; the table factory is ",
+                     options->table_factory ? options->table_factory->Name() : "none"));
+  }
+  if (table->no_block_cache) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(why, " needs a block cache; the table options say no_block_cache"));
+  }
+  rocksdb::LRUCacheOptions lru;
+  lru.capacity = config.block_cache_bytes.value_or(
+      table->block_cache ? table->block_cache->GetCapacity() : kDefaultBlockCacheBytes);
+  lru.secondary_cache = std::move(secondary);
+  rocksdb::BlockBasedTableOptions updated = *table;
+  updated.block_cache = rocksdb::NewLRUCache(lru);
+  options->table_factory.reset(rocksdb::NewBlockBasedTableFactory(updated));
+  return absl::OkStatus();
+}
 
 bool IsUnknownOption(const rocksdb::Status& s) {
   return s.IsInvalidArgument() && absl::StrContains(s.ToString(), "Could not find option");
 }
 
 }  // namespace
+
+std::optional<DbParts> PartsOf(const rocksdb::DB& db) {
+  const auto* owning = dynamic_cast<const OwningDb*>(&db);
+  if (owning == nullptr) return std::nullopt;
+  return owning->parts();
+}
 
 absl::Status ApplyRocksDbOptions(const std::map<std::string, std::string>& values,
                                  rocksdb::Options* options) {
@@ -97,11 +155,43 @@ absl::StatusOr<std::unique_ptr<rocksdb::DB>> OpenDb(const std::string& config_pa
   cfg.ignore_unsupported_options = false;  // else an unregistered URI gives a null Env
   if (options.env != nullptr) cfg.env = options.env;
   rocksdb::Env* env = nullptr;
-  std::shared_ptr<rocksdb::Env> env_guard;
-  if (auto s = rocksdb::Env::CreateFromUri(cfg, "", uri, &env, &env_guard); !s.ok()) {
+  DbHolder holder;
+  holder.parts.volume = *volume;
+  if (auto s = rocksdb::Env::CreateFromUri(cfg, "", uri, &env, &holder.env); !s.ok()) {
     return ToAbslStatus(s);
   }
   options.env = env;
+
+  std::shared_ptr<policy::Scheme> scheme = FindScheme(**volume);
+  if (scheme) {
+    auto fs = std::dynamic_pointer_cast<ZoneStackFileSystem>(env->GetFileSystem());
+    if (!fs) return absl::InternalError(absl::StrCat(uri, ": not a ZoneStack file system"));
+    if (auto s = ClaimScheme(**volume, TrimSlashes(db_path)); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(uri, ": ", s.message()));
+    }
+    holder.db_path = TrimSlashes(db_path);
+    holder.parts.scheme = scheme;  // from here on, the holder releases the claim
+    holder.parts.cache = AcquireSsdCache(**volume);
+    holder.parts.listener =
+        std::make_shared<HintListener>(scheme, std::move(fs), holder.parts.cache);
+    options.listeners.push_back(holder.parts.listener);
+    if (scheme->options().name == "tiered" &&
+        options.last_level_temperature == rocksdb::Temperature::kUnknown &&
+        options.bottommost_temperature == rocksdb::Temperature::kUnknown) {
+      // RocksDB's tiered storage: last-level outputs are cold, and the
+      // scheme puts cold SSTs on the HDD.
+      options.last_level_temperature = rocksdb::Temperature::kCold;
+    }
+  }
+  if (holder.parts.cache || config->block_cache_bytes) {
+    const std::string why =
+        holder.parts.cache
+            ? absl::StrCat("scheme '", scheme->options().name, "' (SSD block cache)")
+            : std::string("\"block_cache_bytes\"");
+    if (auto s = InstallBlockCache(*config, holder.parts.cache, why, &options); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(uri, ": ", s.message()));
+    }
+  }
 
   rocksdb::DB* db = nullptr;
   if (auto s = rocksdb::DB::Open(options, db_path, &db); !s.ok()) {
@@ -109,7 +199,17 @@ absl::StatusOr<std::unique_ptr<rocksdb::DB>> OpenDb(const std::string& config_pa
     return absl::Status(status.code(), absl::StrCat("opening RocksDB at '", db_path, "' on ",
                                                     uri, ": ", status.message()));
   }
-  return std::unique_ptr<rocksdb::DB>(new OwningDb(db, std::move(env_guard)));
+  HintListener* listener = holder.parts.listener.get();
+  auto owning = std::make_unique<OwningDb>(db, std::move(holder));
+  // The view may lag: a new mount, levels changed while no listener ran
+  // (a DB opened by other means), jobs lost in a crash.
+  if (listener != nullptr) {
+    if (auto s = listener->Resync(owning.get()); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("opening RocksDB at '", db_path, "' on ", uri,
+                                                 ": reading table properties: ", s.message()));
+    }
+  }
+  return std::unique_ptr<rocksdb::DB>(std::move(owning));
 }
 
 }  // namespace zonestack::rocks

@@ -14,7 +14,8 @@ absl::StatusOr<std::unique_ptr<ZoneStackFileSystem>> NewZoneStackFileSystem(
   if (!config.ok()) return config.status();
   auto volume = AcquireVolume(*config);
   if (!volume.ok()) return volume.status();
-  return std::make_unique<ZoneStackFileSystem>(std::move(*volume), uri);
+  std::shared_ptr<policy::Scheme> scheme = FindScheme(**volume);
+  return std::make_unique<ZoneStackFileSystem>(std::move(*volume), uri, std::move(scheme));
 }
 
 void RegisterZoneStack() {

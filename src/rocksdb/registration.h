@@ -19,7 +19,8 @@ namespace zonestack::rocks {
 void RegisterZoneStack();
 
 // The FileSystem a "zonestack://" URI names, over the volume the registry
-// mounts for it (volume_registry.h). What the factory calls.
+// mounts for it (volume_registry.h), with the volume's scheme if it has
+// one. What the factory calls.
 absl::StatusOr<std::unique_ptr<ZoneStackFileSystem>> NewZoneStackFileSystem(
     const std::string& uri);
 

@@ -8,6 +8,7 @@
 #include "absl/synchronization/mutex.h"
 #include "device/zoned_device.h"
 #include "policy/placement.h"
+#include "rocksdb/ssd_secondary_cache.h"
 
 namespace zonestack::rocks {
 namespace {
@@ -16,8 +17,13 @@ using DeviceList = std::vector<std::shared_ptr<device::ZonedDevice>>;
 
 struct Mounted {
   std::shared_ptr<zfs::Volume> volume;
-  std::string placement;
+  std::string placement;  // PlacementKey
   std::vector<std::string> devices;
+  std::shared_ptr<policy::Scheme> scheme;  // null without a scheme
+  // Declared after the volume, so destroyed before it: the cache holds a
+  // raw pointer to the volume.
+  std::shared_ptr<SsdSecondaryCache> cache;
+  std::string scheme_db;  // the DB path that claimed the scheme, or empty
 };
 
 struct Registry {
@@ -32,6 +38,14 @@ struct Registry {
 Registry& TheRegistry() {
   static Registry* registry = new Registry;
   return *registry;
+}
+
+Mounted* FindMountedLocked(Registry& r, const zfs::Volume& volume)
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(r.mu) {
+  for (auto& [key, m] : r.volumes) {
+    if (m.volume.get() == &volume) return &m;
+  }
+  return nullptr;
 }
 
 absl::Status WithContext(const absl::Status& s, const std::string& key) {
@@ -103,13 +117,21 @@ absl::StatusOr<std::shared_ptr<zfs::Volume>> MountLocked(Registry& r, const Zone
     devices.push_back(it->second);
   }
   zfs::MountOptions options;
-  auto placement = policy::MakePlacementPolicy(config.placement);
-  if (!placement.ok()) return WithContext(placement.status(), key);
-  options.placement = *placement;
+  std::shared_ptr<policy::Scheme> scheme;
+  if (config.scheme) {
+    auto made = policy::MakeScheme(*config.scheme);
+    if (!made.ok()) return WithContext(made.status(), key);
+    scheme = *made;
+    options.placement = scheme;
+  } else {
+    auto placement = policy::MakePlacementPolicy(config.placement);
+    if (!placement.ok()) return WithContext(placement.status(), key);
+    options.placement = *placement;
+  }
   auto volume = FormatAndMount(config, devices, options);
   if (!volume.ok()) return WithContext(volume.status(), key);
   std::shared_ptr<zfs::Volume> shared(std::move(*volume));
-  r.volumes[key] = Mounted{shared, config.placement, config.devices};
+  r.volumes[key] = Mounted{shared, PlacementKey(config), config.devices, std::move(scheme)};
   return shared;
 }
 
@@ -128,6 +150,9 @@ absl::Status UnmountLocked(Registry& r, const std::string& key)
         "volume on '", key, "' is still in use (", holders,
         " other holders); close the DBs on it first"));
   }
+  // A block cache outliving its DB (in a copy of the DB's options) may
+  // still hold the SSD cache; closed, it no longer touches the volume.
+  if (it->second.cache) it->second.cache->Close();
   r.volumes.erase(it);
   return absl::OkStatus();
 }
@@ -140,12 +165,56 @@ absl::StatusOr<std::shared_ptr<zfs::Volume>> AcquireVolume(const ZoneStackConfig
   absl::MutexLock lock(&r.mu);
   auto it = r.volumes.find(key);
   if (it == r.volumes.end()) return MountLocked(r, config, key);
-  if (it->second.placement != config.placement) {
+  if (const std::string wanted = PlacementKey(config); it->second.placement != wanted) {
     return absl::FailedPreconditionError(
         absl::StrCat("volume on '", key, "' is mounted with placement '", it->second.placement,
-                     "', not '", config.placement, "'"));
+                     "', not '", wanted, "'"));
   }
   return it->second.volume;
+}
+
+std::shared_ptr<policy::Scheme> FindScheme(const zfs::Volume& volume) {
+  Registry& r = TheRegistry();
+  absl::MutexLock lock(&r.mu);
+  const Mounted* m = FindMountedLocked(r, volume);
+  return m == nullptr ? nullptr : m->scheme;
+}
+
+std::shared_ptr<SsdSecondaryCache> AcquireSsdCache(const zfs::Volume& volume) {
+  Registry& r = TheRegistry();
+  absl::MutexLock lock(&r.mu);
+  Mounted* m = FindMountedLocked(r, volume);
+  if (m == nullptr || m->scheme == nullptr || m->scheme->cache() == nullptr) return nullptr;
+  if (m->cache == nullptr) m->cache = SsdSecondaryCache::Create(m->volume.get(), m->scheme);
+  return m->cache;
+}
+
+std::shared_ptr<SsdSecondaryCache> FindSsdCache(const zfs::Volume& volume) {
+  Registry& r = TheRegistry();
+  absl::MutexLock lock(&r.mu);
+  const Mounted* m = FindMountedLocked(r, volume);
+  return m == nullptr ? nullptr : m->cache;
+}
+
+absl::Status ClaimScheme(const zfs::Volume& volume, const std::string& db_path) {
+  Registry& r = TheRegistry();
+  absl::MutexLock lock(&r.mu);
+  Mounted* m = FindMountedLocked(r, volume);
+  if (m == nullptr || m->scheme == nullptr) return absl::OkStatus();
+  if (!m->scheme_db.empty()) {  // the same path too: that DB is open
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the volume's scheme '", m->scheme->name(), "' already serves the DB at '",
+        m->scheme_db, "'; a scheme's LSM view describes one DB, close that one first"));
+  }
+  m->scheme_db = db_path;
+  return absl::OkStatus();
+}
+
+void ReleaseScheme(const zfs::Volume& volume, const std::string& db_path) {
+  Registry& r = TheRegistry();
+  absl::MutexLock lock(&r.mu);
+  Mounted* m = FindMountedLocked(r, volume);
+  if (m != nullptr && m->scheme_db == db_path) m->scheme_db.clear();
 }
 
 absl::StatusOr<std::shared_ptr<zfs::Volume>> FindVolume(const std::string& uri) {

@@ -11,25 +11,51 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "policy/schemes.h"
 #include "rocksdb/config.h"
 #include "zfs/volume.h"
 
 namespace zonestack::rocks {
 
+class SsdSecondaryCache;
+
 // Returns the volume on config.devices, mounting it if it is not mounted:
 // the devices are opened (or reused: an opened device stays open until
 // Forget), formatted as config.format says, and mounted with
-// config.placement. kIfNeeded formats only when Mount reports NotFound (no
+// config.placement, or with the scheme config.scheme names (which the
+// registry keeps: FindScheme). kIfNeeded formats only when Mount reports NotFound (no
 // ZoneStack label) and every sequential zone of every device is empty, so a
 // device holding foreign data is never erased. Formatting happens only
 // here, never when a mounted volume is reused.
 // Errors: FailedPrecondition if the volume is mounted with another
-// placement or a device belongs to another mounted volume; otherwise the
-// device or zfs error, prefixed with the device list.
+// placement or scheme (PlacementKey) or a device belongs to another mounted
+// volume; otherwise the device, scheme or zfs error, prefixed with the
+// device list.
 absl::StatusOr<std::shared_ptr<zfs::Volume>> AcquireVolume(const ZoneStackConfig& config);
 
 // The mounted volume of `uri` (any form ParseUri accepts); NotFound if none.
 absl::StatusOr<std::shared_ptr<zfs::Volume>> FindVolume(const std::string& uri);
+
+// The scheme `volume` was mounted with; null if it has none or is not a
+// mounted volume of the registry.
+std::shared_ptr<policy::Scheme> FindScheme(const zfs::Volume& volume);
+
+// The SSD secondary cache of `volume`, created on the first call when its
+// scheme caches (Scheme::cache() non-null) and the volume has an SSD; null
+// otherwise. One per mount (it owns the volume's cache reclaimer), so
+// blocks cached by a DB stay usable when the DB is reopened.
+std::shared_ptr<SsdSecondaryCache> AcquireSsdCache(const zfs::Volume& volume);
+// The cache AcquireSsdCache made, or null.
+std::shared_ptr<SsdSecondaryCache> FindSsdCache(const zfs::Volume& volume);
+
+// A scheme's LSM view and SSD cache know SSTs by file number, so one DB
+// at a time may feed them. Claims `volume`'s scheme for the DB at
+// `db_path`: FailedPrecondition if a DB (this one too) has claimed it and
+// not released it. OK (and no claim) for a volume without a scheme.
+absl::Status ClaimScheme(const zfs::Volume& volume, const std::string& db_path);
+// Ends the claim of `db_path`, if it holds one. Only the holder of a
+// successful claim may call it.
+void ReleaseScheme(const zfs::Volume& volume, const std::string& db_path);
 
 // Unmounts the volume of `uri` as a process exit would: the next
 // AcquireVolume mounts it again from its devices, which stay open, so a

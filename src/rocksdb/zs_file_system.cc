@@ -48,8 +48,39 @@ class ZsFileLock : public rocksdb::FileLock {
 
 }  // namespace
 
-ZoneStackFileSystem::ZoneStackFileSystem(std::shared_ptr<zfs::Volume> volume, std::string id)
-    : volume_(std::move(volume)), id_(std::move(id)) {}
+ZoneStackFileSystem::ZoneStackFileSystem(std::shared_ptr<zfs::Volume> volume, std::string id,
+                                         std::shared_ptr<policy::Scheme> scheme)
+    : volume_(std::move(volume)),
+      id_(std::move(id)),
+      scheme_(std::move(scheme)),
+      sst_hints_(scheme_ ? std::make_shared<SstHints>() : nullptr) {}
+
+absl::Status ZoneStackFileSystem::SetSstLevel(const std::string& path_in, int level) {
+  if (!sst_hints_) {
+    return absl::FailedPreconditionError("SST levels are kept only on a volume with a scheme");
+  }
+  const std::string path = Normalize(path_in);
+  std::optional<policy::FileHint> hint = sst_hints_->Get(path);
+  if (!hint) {
+    // Written before this file system existed (an earlier DB session):
+    // learn the hints zfs keeps, once for all such files.
+    for (const zfs::FileInfo& f : volume_->Files()) {
+      if (f.hint.kind != policy::FileKind::kSst) continue;
+      for (const std::string& name : f.names) {
+        policy::FileHint h = f.hint;
+        h.name = name;
+        sst_hints_->PutIfAbsent(h);
+      }
+    }
+    hint = sst_hints_->Get(path);
+    if (!hint) return absl::NotFoundError(absl::StrCat("no SST '", path, "' in zfs"));
+  }
+  if (hint->level == level) return absl::OkStatus();
+  hint->level = level;
+  if (auto s = volume_->SetHint(path, *hint); !s.ok()) return s;
+  sst_hints_->Put(*hint);
+  return absl::OkStatus();
+}
 
 IOStatus ZoneStackFileSystem::NewSequentialFile(
     const std::string& fname, const FileOptions& /*options*/,
@@ -67,7 +98,7 @@ IOStatus ZoneStackFileSystem::NewRandomAccessFile(
   const std::string path = Normalize(fname);
   auto file = volume_->Open(path);
   if (!file.ok()) return ToIOStatus(file.status(), path);
-  *result = std::make_unique<ZsRandomAccessFile>(volume_, path, std::move(*file));
+  *result = std::make_unique<ZsRandomAccessFile>(volume_, path, std::move(*file), scheme_);
   return IOStatus::OK();
 }
 
@@ -76,6 +107,16 @@ IOStatus ZoneStackFileSystem::OpenWritable(const std::string& fname, const FileO
                                            bool reopen) {
   const std::string path = Normalize(fname);
   policy::FileHint hint = HintForPath(path);
+  hint.temperature = static_cast<uint8_t>(options.temperature);
+  if (scheme_ && hint.kind == policy::FileKind::kSst) {
+    // The listener's OnTableFileCreationStarted for this file ran on this
+    // thread just before (research/rocksdb_api.md section 1).
+    if (const int64_t number = policy::SstNumber(path); number >= 0) {
+      if (auto level = scheme_->view().PendingLevel(static_cast<uint64_t>(number))) {
+        hint.level = *level;
+      }
+    }
+  }
   absl::StatusOr<std::unique_ptr<zfs::WritableFile>> file =
       absl::NotFoundError("not opened");
   if (reopen) file = volume_->Reopen(path);
@@ -88,8 +129,13 @@ IOStatus ZoneStackFileSystem::OpenWritable(const std::string& fname, const FileO
     }
   }
   if (!file.ok()) return ToIOStatus(file.status(), path);
+  std::shared_ptr<SstHints> sst_hints;
+  if (sst_hints_ && hint.kind == policy::FileKind::kSst) {
+    sst_hints = sst_hints_;
+    if (!reopen) sst_hints->Put(hint);
+  }
   *result = std::make_unique<ZsWritableFile>(volume_, path, std::move(hint), std::move(*file),
-                                             options);
+                                             options, std::move(sst_hints));
   return IOStatus::OK();
 }
 
@@ -142,6 +188,7 @@ IOStatus ZoneStackFileSystem::GetChildren(const std::string& dir, const IOOption
 IOStatus ZoneStackFileSystem::DeleteFile(const std::string& fname, const IOOptions& /*options*/,
                                          Dbg* /*dbg*/) {
   const std::string path = Normalize(fname);
+  if (sst_hints_) sst_hints_->Erase(path);
   return ToIOStatus(volume_->Delete(path), path);
 }
 
@@ -200,7 +247,10 @@ IOStatus ZoneStackFileSystem::GetFileModificationTime(const std::string& fname,
 IOStatus ZoneStackFileSystem::RenameFile(const std::string& src, const std::string& target,
                                          const IOOptions& /*options*/, Dbg* /*dbg*/) {
   const std::string from = Normalize(src);
-  return ToIOStatus(volume_->Rename(from, Normalize(target)), from);
+  const std::string to = Normalize(target);
+  absl::Status s = volume_->Rename(from, to);
+  if (s.ok() && sst_hints_) sst_hints_->Rename(from, to);
+  return ToIOStatus(s, from);
 }
 
 IOStatus ZoneStackFileSystem::LinkFile(const std::string& src, const std::string& target,

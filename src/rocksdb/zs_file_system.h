@@ -11,7 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "policy/schemes.h"
 #include "rocksdb/file_system.h"
+#include "rocksdb/zs_files.h"
 #include "zfs/volume.h"
 
 namespace zonestack::rocks {
@@ -19,13 +22,25 @@ namespace zonestack::rocks {
 class ZoneStackFileSystem : public rocksdb::FileSystem {
  public:
   // `id` is the URI the file system was made from, for Customizable::GetId.
-  explicit ZoneStackFileSystem(std::shared_ptr<zfs::Volume> volume, std::string id = {});
+  // With a `scheme` (the volume's, see FindScheme), SSTs are created with
+  // the level the scheme's LSM view expects (from the hint listener's
+  // callbacks, which run on the creating thread just before), and user
+  // reads of SSTs are counted in the view.
+  explicit ZoneStackFileSystem(std::shared_ptr<zfs::Volume> volume, std::string id = {},
+                               std::shared_ptr<policy::Scheme> scheme = nullptr);
 
   static const char* kClassName() { return "ZoneStackFileSystem"; }
   const char* Name() const override { return kClassName(); }
   std::string GetId() const override { return id_.empty() ? Name() : id_; }
 
   const std::shared_ptr<zfs::Volume>& volume() const { return volume_; }
+  const std::shared_ptr<policy::Scheme>& scheme() const { return scheme_; }
+
+  // Persists a new LSM level of the SST at `path` in zfs, keeping the rest
+  // of its hint: for level changes RocksDB makes without writing a file (a
+  // trivial move). Needs a scheme (FailedPrecondition otherwise); NotFound
+  // if zfs has no such file.
+  absl::Status SetSstLevel(const std::string& path, int level);
 
   using IOOptions = rocksdb::IOOptions;
   using IOStatus = rocksdb::IOStatus;
@@ -39,7 +54,8 @@ class ZoneStackFileSystem : public rocksdb::FileSystem {
                                std::unique_ptr<rocksdb::FSRandomAccessFile>* result,
                                Dbg* dbg) override;
   // Replaces an existing file of that name. The file's kind comes from its
-  // name (HintForPath); its lifetime arrives later through the file.
+  // name (HintForPath), its temperature from `options`, an SST's level
+  // from the scheme's view; its lifetime arrives later through the file.
   IOStatus NewWritableFile(const std::string& fname, const FileOptions& options,
                            std::unique_ptr<rocksdb::FSWritableFile>* result,
                            Dbg* dbg) override;
@@ -107,6 +123,8 @@ class ZoneStackFileSystem : public rocksdb::FileSystem {
 
   const std::shared_ptr<zfs::Volume> volume_;
   const std::string id_;
+  const std::shared_ptr<policy::Scheme> scheme_;
+  const std::shared_ptr<SstHints> sst_hints_;  // null without a scheme
 };
 
 }  // namespace zonestack::rocks

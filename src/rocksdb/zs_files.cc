@@ -32,16 +32,53 @@ policy::Lifetime ToLifetime(rocksdb::Env::WriteLifeTimeHint hint) {
   return static_cast<policy::Lifetime>(value);
 }
 
+// ---- SstHints ----
+
+void SstHints::Put(const policy::FileHint& hint) {
+  absl::MutexLock lock(&mu_);
+  hints_[hint.name] = hint;
+}
+
+void SstHints::PutIfAbsent(const policy::FileHint& hint) {
+  absl::MutexLock lock(&mu_);
+  hints_.try_emplace(hint.name, hint);
+}
+
+std::optional<policy::FileHint> SstHints::Get(const std::string& path) const {
+  absl::MutexLock lock(&mu_);
+  auto it = hints_.find(path);
+  if (it == hints_.end()) return std::nullopt;
+  return it->second;
+}
+
+void SstHints::Erase(const std::string& path) {
+  absl::MutexLock lock(&mu_);
+  hints_.erase(path);
+}
+
+void SstHints::Rename(const std::string& from, const std::string& to) {
+  absl::MutexLock lock(&mu_);
+  hints_.erase(to);  // replaced by the rename
+  auto it = hints_.find(from);
+  if (it == hints_.end()) return;
+  policy::FileHint hint = std::move(it->second);
+  hints_.erase(it);
+  hint.name = to;
+  hints_[to] = std::move(hint);
+}
+
 // ---- ZsWritableFile ----
 
 ZsWritableFile::ZsWritableFile(std::shared_ptr<zfs::Volume> volume, std::string path,
                                policy::FileHint hint, std::unique_ptr<zfs::WritableFile> file,
-                               const rocksdb::FileOptions& options)
+                               const rocksdb::FileOptions& options,
+                               std::shared_ptr<SstHints> sst_hints)
     : rocksdb::FSWritableFile(options),
       volume_(std::move(volume)),
       path_(std::move(path)),
       hint_(std::move(hint)),
-      file_(std::move(file)) {}
+      file_(std::move(file)),
+      sst_hints_(std::move(sst_hints)) {}
 
 ZsWritableFile::~ZsWritableFile() {
   // RocksDB closes its files; this only covers error paths that drop one.
@@ -89,6 +126,8 @@ void ZsWritableFile::SetWriteLifeTimeHint(rocksdb::Env::WriteLifeTimeHint hint) 
   const policy::Lifetime lifetime = ToLifetime(hint);
   if (lifetime == hint_.lifetime) return;
   hint_.lifetime = lifetime;
+  if (sst_hints_) sst_hints_->Put(hint_);
+  // The hint carries the SST's level (set at creation), so this keeps it.
   // A hint is advice: placement falls back to the creation-time hint if
   // zfs cannot take it, and RocksDB gives this call no way to fail.
   volume_->SetHint(path_, hint_).IgnoreError();
@@ -97,8 +136,13 @@ void ZsWritableFile::SetWriteLifeTimeHint(rocksdb::Env::WriteLifeTimeHint hint) 
 // ---- ZsRandomAccessFile ----
 
 ZsRandomAccessFile::ZsRandomAccessFile(std::shared_ptr<zfs::Volume> volume, std::string path,
-                                       std::unique_ptr<zfs::ReadableFile> file)
-    : volume_(std::move(volume)), path_(std::move(path)), file_(std::move(file)) {}
+                                       std::unique_ptr<zfs::ReadableFile> file,
+                                       std::shared_ptr<policy::Scheme> scheme)
+    : volume_(std::move(volume)),
+      path_(std::move(path)),
+      file_(std::move(file)),
+      scheme_(std::move(scheme)),
+      sst_number_(scheme_ ? policy::SstNumber(path_) : -1) {}
 
 rocksdb::IOStatus ZsRandomAccessFile::Read(uint64_t offset, size_t n,
                                            const rocksdb::IOOptions& options,
@@ -109,6 +153,11 @@ rocksdb::IOStatus ZsRandomAccessFile::Read(uint64_t offset, size_t n,
   const device::IoClass io_class = options.rate_limiter_priority == rocksdb::Env::IO_LOW
                                        ? device::IoClass::kCompaction
                                        : device::IoClass::kUserRead;
+  // The per-SST read count behind HHZS's migration priorities (3.4). Table
+  // opens (footer, index) count too: RocksDB marks them no differently.
+  if (sst_number_ >= 0 && io_class == device::IoClass::kUserRead) {
+    scheme_->view().RecordRead(static_cast<uint64_t>(sst_number_));
+  }
   auto count =
       file_->Read(offset, std::span<uint8_t>(reinterpret_cast<uint8_t*>(scratch), n), io_class);
   if (!count.ok()) {

@@ -3,9 +3,14 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "policy/placement.h"
+#include "policy/schemes.h"
 #include "rocksdb/file_system.h"
 #include "zfs/volume.h"
 
@@ -20,14 +25,33 @@ policy::FileHint HintForPath(const std::string& path);
 // Maps RocksDB's write-lifetime hint; the values are Linux's, as ours.
 policy::Lifetime ToLifetime(rocksdb::Env::WriteLifeTimeHint hint);
 
+// The hints of SSTs by zfs path, as last given to zfs, so that a level
+// RocksDB changes without writing a file (a trivial move) can be passed on
+// with Volume::SetHint, which replaces the lifetime too. Thread-safe.
+class SstHints {
+ public:
+  void Put(const policy::FileHint& hint);
+  // Adds `hint` unless its path has one already.
+  void PutIfAbsent(const policy::FileHint& hint);
+  std::optional<policy::FileHint> Get(const std::string& path) const;
+  void Erase(const std::string& path);
+  void Rename(const std::string& from, const std::string& to);
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, policy::FileHint> hints_ ABSL_GUARDED_BY(mu_);
+};
+
 // Appends go straight to zfs, which buffers until a block fills or Sync,
 // so Flush has nothing to do. Used by one thread at a time (RocksDB's
 // contract for FSWritableFile).
 class ZsWritableFile : public rocksdb::FSWritableFile {
  public:
+  // `sst_hints`, if not null, learns the hint of an SST whenever it changes.
   ZsWritableFile(std::shared_ptr<zfs::Volume> volume, std::string path,
                  policy::FileHint hint, std::unique_ptr<zfs::WritableFile> file,
-                 const rocksdb::FileOptions& options);
+                 const rocksdb::FileOptions& options,
+                 std::shared_ptr<SstHints> sst_hints = nullptr);
   ~ZsWritableFile() override;  // closes the file if RocksDB did not
 
   using rocksdb::FSWritableFile::Append;  // the DataVerificationInfo overload
@@ -53,14 +77,18 @@ class ZsWritableFile : public rocksdb::FSWritableFile {
   const std::string path_;
   policy::FileHint hint_;
   std::unique_ptr<zfs::WritableFile> file_;
+  std::shared_ptr<SstHints> sst_hints_;
   bool closed_ = false;
 };
 
 // May be read by many threads at once (zfs::ReadableFile::Read is const).
 class ZsRandomAccessFile : public rocksdb::FSRandomAccessFile {
  public:
+  // With a `scheme`, each user read of an SST (not a compaction read) is
+  // counted in the scheme's LSM view (HHZS 3.4's read rate).
   ZsRandomAccessFile(std::shared_ptr<zfs::Volume> volume, std::string path,
-                     std::unique_ptr<zfs::ReadableFile> file);
+                     std::unique_ptr<zfs::ReadableFile> file,
+                     std::shared_ptr<policy::Scheme> scheme = nullptr);
   // Short only at the end of the file; `scratch` holds n bytes.
   rocksdb::IOStatus Read(uint64_t offset, size_t n, const rocksdb::IOOptions& options,
                          rocksdb::Slice* result, char* scratch,
@@ -71,6 +99,8 @@ class ZsRandomAccessFile : public rocksdb::FSRandomAccessFile {
   std::shared_ptr<zfs::Volume> volume_;
   const std::string path_;
   std::unique_ptr<zfs::ReadableFile> file_;
+  std::shared_ptr<policy::Scheme> scheme_;  // null: reads are not counted
+  const int64_t sst_number_;                // -1 if not an SST
 };
 
 // Keeps a read position; Read at the end returns an empty slice.

@@ -44,6 +44,7 @@ const char* RoleName(zfs::ZoneRole r) {
     case zfs::ZoneRole::kLabel: return "label";
     case zfs::ZoneRole::kMetadata: return "metadata";
     case zfs::ZoneRole::kData: return "data";
+    case zfs::ZoneRole::kCache: return "cache";
   }
   return "?";
 }
@@ -132,7 +133,8 @@ int ZonesCmd(const VolumeArgs& args) {
     for (const zfs::ZoneReport& z : v.Zones()) {
       if (!args.all_zones && z.written_bytes == 0 && z.role == zfs::ZoneRole::kFree) continue;
       fmt::print("{:>3} {:>6} {:<10} {:<8} {:>6} {:>11} {:>11}\n", z.device, z.zone.index,
-                 device::ToString(z.zone.state), RoleName(z.role),
+                 device::ToString(z.zone.state),
+                 z.role == zfs::ZoneRole::kData && z.pool ? "pool" : RoleName(z.role),
                  z.group == UINT32_MAX ? std::string("-") : std::to_string(z.group),
                  Mib(z.valid_bytes), Mib(z.written_bytes));
     }

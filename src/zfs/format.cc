@@ -241,6 +241,7 @@ std::vector<uint8_t> EncodeRecord(const Record& r) {
         body.Str(op.path);
         break;
       case OpType::kSetZoneGroup:
+      case OpType::kSetPoolZoneGroup:
         body.U32(op.device);
         body.U32(op.zone);
         body.U32(op.group);
@@ -287,6 +288,7 @@ absl::StatusOr<std::pair<Record, size_t>> DecodeRecord(const uint8_t* bytes, siz
         op.path = d.Str();
         break;
       case OpType::kSetZoneGroup:
+      case OpType::kSetPoolZoneGroup:
         op.device = d.U32();
         op.zone = d.U32();
         op.group = d.U32();
@@ -324,6 +326,9 @@ std::string DescribeOp(const Op& op) {
       return absl::StrCat("delete-dir ", op.path);
     case OpType::kSetZoneGroup:
       return absl::StrCat("zone-group device=", op.device, " zone=", op.zone, " group=", op.group);
+    case OpType::kSetPoolZoneGroup:
+      return absl::StrCat("pool-zone-group device=", op.device, " zone=", op.zone,
+                          " group=", op.group);
   }
   return "?";
 }

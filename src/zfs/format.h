@@ -55,6 +55,9 @@ enum class OpType : uint8_t {
   kPutDir = 4,
   kDeleteDir = 5,
   kSetZoneGroup = 6,  // a data zone was given to a placement group
+  // The same for a zone taken from its device's WAL/cache pool (HHZS 3.2),
+  // so mount counts the pool's zones again.
+  kSetPoolZoneGroup = 7,
 };
 
 struct FileRecord {
@@ -73,8 +76,14 @@ struct Op {
   FileRecord file;   // kPutFile, kAppendFile (id, size, mtime, extents)
   uint64_t id = 0;   // kDeleteFile
   std::string path;  // kPutDir, kDeleteDir
-  uint32_t device = 0, zone = 0, group = 0;  // kSetZoneGroup
+  uint32_t device = 0, zone = 0, group = 0;  // kSetZoneGroup, kSetPoolZoneGroup
 };
+
+// The op that gives data zone `zone` of `device` to `group`.
+inline Op ZoneGroupOp(uint32_t device, uint32_t zone, uint32_t group, bool pool) {
+  return {.type = pool ? OpType::kSetPoolZoneGroup : OpType::kSetZoneGroup,
+          .device = device, .zone = zone, .group = group};
+}
 
 enum class RecordType : uint8_t { kSnapshot = 1, kOps = 2 };
 

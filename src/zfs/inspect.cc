@@ -16,7 +16,9 @@ std::vector<DeviceSpace> VolumeImpl::Space() const {
     s.zones = m.info.num_zones;
     s.empty_zones = static_cast<uint32_t>(m.empty.size());
     for (const ZoneUse& z : m.zones) {
-      if (z.role != ZoneRole::kData && z.role != ZoneRole::kFree) continue;
+      if (z.role != ZoneRole::kData && z.role != ZoneRole::kFree && z.role != ZoneRole::kCache) {
+        continue;
+      }
       ++s.data_zones;
       s.capacity_bytes += z.capacity;
       s.valid_bytes += z.valid;
@@ -42,7 +44,8 @@ std::vector<ZoneReport> VolumeImpl::Zones() const {
                                : zi.type == device::ZoneType::kConventional
                                    ? 0
                                    : zi.write_pointer - zi.start;
-      out.push_back({d, zi, z.role, z.group, z.valid, written});
+      out.push_back({d, zi, z.role, z.group, z.pool || z.role == ZoneRole::kCache, z.valid,
+                     written});
     }
   }
   return out;
@@ -136,8 +139,11 @@ std::vector<std::string> VolumeImpl::Check() const {
       }
     }
     const Member& m = members_[d];
+    uint32_t pool = 0, cache = 0;
     for (uint32_t zone = 0; zone < m.zones.size(); ++zone) {
       const ZoneUse& z = m.zones[zone];
+      if (z.role == ZoneRole::kCache) ++cache;
+      if (z.role == ZoneRole::kCache || (z.role == ZoneRole::kData && z.pool)) ++pool;
       // Deleted files still open for reading keep their zones' bytes valid.
       if (z.valid < valid[d][zone]) {
         problem("device ", d, " zone ", zone, ": accounted ", z.valid, " valid bytes, files hold ",
@@ -155,6 +161,10 @@ std::vector<std::string> VolumeImpl::Check() const {
         problem("device ", d, " zone ", zone, ": write pointer at ", wp, " but zfs counts ",
                 z.written, " bytes written");
       }
+    }
+    if (pool != m.pool_zones || cache != m.cache_zones) {
+      problem("device ", d, ": ", pool, " pool zones (", cache, " cache) but zfs counts ",
+              m.pool_zones, " (", m.cache_zones, ")");
     }
   }
   return problems;

@@ -55,6 +55,7 @@ void VolumeImpl::DroppedName(const std::shared_ptr<FileMeta>& f, const std::stri
   if (!f->names.empty()) return;
   files_.erase(f->id);
   f->deleted = true;
+  options_.placement->OnRemoved(f->hint);
   if (f->readers == 0 && !f->writer_open) {
     absl::ReaderMutexLock fl(&f->mu);
     ReleaseExtents(f->extents);

@@ -187,7 +187,10 @@ absl::StatusOr<std::unique_ptr<Volume>> Volume::Mount(
   }
   auto impl = std::make_unique<VolumeImpl>(std::move(members), first, opts);
   if (auto s = impl->Recover(opts.read_only); !s.ok()) return s;
-  if (!opts.read_only) impl->StartGc();
+  if (!opts.read_only) {
+    impl->StartGc();
+    impl->StartMigration();
+  }
   return std::unique_ptr<Volume>(new Volume(std::move(impl)));
 }
 
@@ -198,6 +201,11 @@ VolumeImpl::VolumeImpl(std::vector<Member> members, const Label& label,
 }
 
 VolumeImpl::~VolumeImpl() {
+  {
+    absl::MutexLock l(&stop_mu_);
+    stopping_ = true;
+  }
+  if (migration_thread_.joinable()) migration_thread_.join();
   {
     absl::MutexLock l(&gc_wake_mu_);
     gc_stop_ = true;
@@ -257,13 +265,24 @@ absl::Status VolumeImpl::Recover(bool read_only) {
       AddValid(x);
     }
   }
+  // A zone with data but no live extent (a leftover cache zone, a crashed
+  // writer's unsynced data, a zone whose reset was interrupted) is a dead
+  // data zone and reset below; a zone with nothing written is free, whatever
+  // the log last said of it.
   for (uint32_t d = 0; d < members_.size(); ++d) {
     Member& m = members_[d];
     for (uint32_t z = 0; z < m.zones.size(); ++z) {
       ZoneUse& u = m.zones[z];
       if (u.role == ZoneRole::kLabel || u.role == ZoneRole::kMetadata) continue;
       ++m.data_zones;
-      if (u.valid > 0 || u.written > 0) u.role = ZoneRole::kData;
+      if (u.valid > 0 || u.written > 0) {
+        u.role = ZoneRole::kData;
+      } else {
+        u.role = ZoneRole::kFree;
+        u.group = kNoGroup;
+        u.pool = false;
+      }
+      if (u.pool) ++m.pool_zones;
       if (u.role == ZoneRole::kData && u.valid == 0) m.maybe_dead.insert(z);
       if (u.written == 0) {
         m.empty.insert(z);
@@ -271,6 +290,15 @@ absl::Status VolumeImpl::Recover(bool read_only) {
         m.partial.insert(z);
       }
     }
+  }
+  // The policy learns where every file lies.
+  for (const auto& [id, f] : files_) {
+    std::optional<uint32_t> last;
+    {
+      absl::ReaderMutexLock fl(&f->mu);
+      if (!f->extents.empty()) last = f->extents.back().device;
+    }
+    if (last) NotifyPlaced(*f, *last);
   }
   if (read_only) return absl::OkStatus();
   // Partly written zones whose group was never logged cannot be matched to
@@ -308,11 +336,13 @@ void VolumeImpl::Apply(const Op& op) {
       dirs_.erase(op.path);
       break;
     case OpType::kSetZoneGroup:
+    case OpType::kSetPoolZoneGroup:
       if (op.device < members_.size() && op.zone < members_[op.device].zones.size()) {
         ZoneUse& z = members_[op.device].zones[op.zone];
         if (z.role == ZoneRole::kFree || z.role == ZoneRole::kData) {
           z.role = ZoneRole::kData;
           z.group = op.group;
+          z.pool = op.type == OpType::kSetPoolZoneGroup;
         }
       }
       break;
@@ -325,7 +355,10 @@ void VolumeImpl::ApplyPutFile(const FileRecord& rec) {
   DropNames(*f);
   f->names = rec.names;
   for (const std::string& n : f->names) names_[n] = rec.id;
-  f->hint = {rec.names.empty() ? "" : rec.names[0], rec.kind, rec.lifetime, rec.level};
+  f->hint.name = rec.names.empty() ? "" : rec.names[0];
+  f->hint.kind = rec.kind;
+  f->hint.lifetime = rec.lifetime;
+  f->hint.level = rec.level;
   f->mtime_us = rec.mtime_us;
   absl::MutexLock fl(&f->mu);
   f->extents.clear();
@@ -418,8 +451,9 @@ std::vector<Op> VolumeImpl::Snapshot() const {
     const Member& m = members_[d];
     for (uint32_t z = 0; z < m.zones.size(); ++z) {
       const ZoneUse& u = m.zones[z];
-      if (u.role == ZoneRole::kData && u.group != kNoGroup && !u.full()) {
-        ops.push_back({.type = OpType::kSetZoneGroup, .device = d, .zone = z, .group = u.group});
+      // Full zones need their group no more, but pool zones stay counted.
+      if (u.role == ZoneRole::kData && u.group != kNoGroup && (!u.full() || u.pool)) {
+        ops.push_back(ZoneGroupOp(d, z, u.group, u.pool));
       }
     }
   }
@@ -437,7 +471,9 @@ absl::Status VolumeImpl::Commit(std::vector<Op> ops) {
   if (!s.ok()) {
     // Keep the zone groups for the next record.
     for (Op& op : all) {
-      if (op.type == OpType::kSetZoneGroup) pending_.push_back(std::move(op));
+      if (op.type == OpType::kSetZoneGroup || op.type == OpType::kSetPoolZoneGroup) {
+        pending_.push_back(std::move(op));
+      }
     }
   }
   return s;
@@ -480,10 +516,31 @@ absl::Status Volume::SetHint(const std::string& path, const policy::FileHint& hi
   return impl_->SetHint(path, hint);
 }
 absl::Status Volume::Relocate(const std::string& path, uint32_t device) {
-  return impl_->Relocate(path, device);
+  return impl_->Migrate(path, device, /*bytes_per_sec=*/0);
 }
 absl::StatusOr<GcStats> Volume::CollectGarbage(bool force) {
   return impl_->CollectGarbage(force);
+}
+absl::Status Volume::Migrate(const std::string& path, uint32_t device, double bytes_per_sec) {
+  return impl_->Migrate(path, device, bytes_per_sec);
+}
+MigrationStats Volume::migration_stats() const { return impl_->migration_stats(); }
+absl::StatusOr<CacheZone> Volume::AcquireCacheZone(uint32_t device) {
+  return impl_->AcquireCacheZone(device);
+}
+absl::Status Volume::CacheWrite(const CacheZone& zone, uint64_t offset,
+                                std::span<const uint8_t> data) {
+  return impl_->CacheWrite(zone, offset, data);
+}
+absl::Status Volume::CacheRead(const CacheZone& zone, uint64_t offset,
+                               std::span<uint8_t> dst) const {
+  return impl_->CacheRead(zone, offset, dst);
+}
+absl::Status Volume::ReleaseCacheZone(const CacheZone& zone) {
+  return impl_->ReleaseCacheZone(zone);
+}
+void Volume::SetCacheReclaimer(std::function<bool()> reclaim_one) {
+  impl_->SetCacheReclaimer(std::move(reclaim_one));
 }
 std::string Volume::volume_id() const { return FormatVolumeId(impl_->label().volume_id); }
 uint32_t Volume::metadata_device() const { return impl_->label().meta_device; }

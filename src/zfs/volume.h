@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -54,13 +55,15 @@ struct FileInfo {
   std::vector<ExtentInfo> extents;
 };
 
-enum class ZoneRole : uint8_t { kFree = 0, kLabel, kMetadata, kData };
+// kCache: an SSD cache zone (HHZS 3.5), outside the metadata log.
+enum class ZoneRole : uint8_t { kFree = 0, kLabel, kMetadata, kData, kCache };
 
 struct ZoneReport {
   uint32_t device = 0;
   device::ZoneInfo zone;
   ZoneRole role = ZoneRole::kFree;
   uint32_t group = 0;        // placement group of a data zone
+  bool pool = false;         // a data or cache zone of the WAL/cache pool
   uint64_t valid_bytes = 0;  // bytes of live extents
   uint64_t written_bytes = 0;
 };
@@ -72,6 +75,22 @@ struct DeviceSpace {
   uint64_t valid_bytes = 0;     // live file data
   uint64_t written_bytes = 0;   // written into data zones, live or dead
   uint64_t free_bytes = 0;      // writable: empty zones + open zones' tails
+};
+
+// An SSD cache zone (HHZS 3.5): a zone of the WAL/cache pool that the
+// cache writes and resets itself. Cache zones are not in the metadata log:
+// the cache is volatile and mount resets any zone left behind.
+struct CacheZone {
+  uint32_t device = 0;
+  uint32_t zone = 0;
+  uint64_t start = 0;     // device offset of the zone
+  uint64_t capacity = 0;  // bytes
+};
+
+struct MigrationStats {
+  uint64_t files_moved = 0;
+  uint64_t bytes_moved = 0;
+  uint64_t failures = 0;  // moves that failed or were aborted (file deleted, ...)
 };
 
 struct GcStats {
@@ -144,11 +163,45 @@ class Volume {
   absl::Status SetHint(const std::string& path, const policy::FileHint& hint);
 
   // Moves a live file's data to `device` while readers keep reading: copy,
-  // then one metadata record swaps the extent list.
+  // then one metadata record swaps the extent list. Migrate without a rate
+  // limit (and counted in migration_stats()).
   absl::Status Relocate(const std::string& path, uint32_t device);
   // Runs GC on every device below the free-zone threshold (or on all when
   // `force`), and returns what it did.
   absl::StatusOr<GcStats> CollectGarbage(bool force = false);
+  // Relocate, copying at most `bytes_per_sec` (0 = unlimited) in chunks of
+  // at most 1 MiB; the copy counts as migration I/O and respects the GC and
+  // pool reserves of `device`. Aborted when the file is deleted or changes
+  // during the copy, FailedPrecondition when it is open for writing.
+  // Relocations and migrations run one at a time; GC runs beside them.
+  // When MountOptions::placement asks for it (MigrationRate() > 0), a
+  // background thread runs the policy's NextMigration() requests this way.
+  absl::Status Migrate(const std::string& path, uint32_t device, double bytes_per_sec);
+  // Counts every Migrate and Relocate since mount.
+  MigrationStats migration_stats() const;
+
+  // SSD cache zones (HHZS 3.5), taken from the policy's WAL/cache pool
+  // on `device`. ResourceExhausted when the pool has no empty zone.
+  absl::StatusOr<CacheZone> AcquireCacheZone(uint32_t device);
+  // Writes block-aligned `data` at `offset` bytes into the zone (its write
+  // pointer). Not durable, and need not be: the cache is volatile.
+  // InvalidArgument for another offset or an unaligned size,
+  // ResourceExhausted past the zone's capacity, FailedPrecondition for a
+  // zone that is not (or no longer) a cache zone or under another write:
+  // writes to one zone are issued one at a time.
+  absl::Status CacheWrite(const CacheZone& zone, uint64_t offset, std::span<const uint8_t> data);
+  // Reads written bytes (any offset and length; OutOfRange past the write
+  // pointer). A read racing ReleaseCacheZone of its zone may fail or return
+  // another zone owner's bytes: the cache must discard what it read from a
+  // zone it released meanwhile.
+  absl::Status CacheRead(const CacheZone& zone, uint64_t offset, std::span<uint8_t> dst) const;
+  // Resets the zone and gives it back to the pool (waits for a write in
+  // flight).
+  absl::Status ReleaseCacheZone(const CacheZone& zone);
+  // Called (without zfs's locks) when a pool allocation finds the pool
+  // full of cache zones: the cache evicts its oldest zone with
+  // ReleaseCacheZone and returns true, or returns false if it has none.
+  void SetCacheReclaimer(std::function<bool()> reclaim_one);
 
   // Inspection, for zsctl and tests.
   std::string volume_id() const;

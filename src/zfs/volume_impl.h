@@ -7,12 +7,14 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "zfs/format.h"
 #include "zfs/metadata_log.h"
 #include "zfs/volume.h"
@@ -34,6 +36,9 @@ struct FileMeta {
   bool writer_open = false;
   int readers = 0;        // open ReadableFiles
   bool deleted = false;   // no names left; space freed when readers close
+  // The device the policy was last told this file lies on (OnPlaced), or
+  // -1 before the first zone.
+  int64_t placed_device = -1;
   size_t persisted_extents = 0;     // extents the log knows, the last one
   uint64_t persisted_last_len = 0;  // with this length
   uint64_t persisted_size = 0;
@@ -43,6 +48,11 @@ struct FileMeta {
   mutable absl::Mutex mu;
   std::vector<Extent> extents ABSL_GUARDED_BY(mu);
   std::vector<uint64_t> ends ABSL_GUARDED_BY(mu);  // file offset after each extent
+  // Extent-list swaps by GC and migration. Two moves of one file may run
+  // at once, and an unchanged extent list does not prove that what the
+  // slower one copied was still there: the other may have moved the data
+  // away, had its zone reset and rewritten, and moved it back (ABA).
+  uint64_t moves ABSL_GUARDED_BY(mu) = 0;
   std::atomic<uint64_t> size{0};                    // bytes on the device
 
   FileRecord ToRecord() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
@@ -55,7 +65,8 @@ struct ZoneUse {
   uint64_t written = 0;   // bytes from the zone start to the write pointer
   uint64_t capacity = 0;
   uint64_t valid = 0;     // bytes held by live extents (rounded to blocks)
-  bool leased = false;    // a writer is appending to it
+  bool leased = false;    // a writer is appending to it (cache zone: a write is in flight)
+  bool pool = false;      // a data zone taken from the device's WAL/cache pool
   uint64_t last_write_us = 0;  // for cost-benefit GC
   bool full() const { return written >= capacity; }
 };
@@ -71,6 +82,27 @@ struct Member {
   std::set<uint32_t> partial;     // data zones written but not full
   std::set<uint32_t> maybe_dead;  // zones whose valid bytes dropped to 0
   uint32_t data_zones = 0;        // zones usable for data, counted at mount
+  // The WAL/cache pool (HHZS 3.2): pool data zones plus cache zones.
+  uint32_t pool_zones = 0;
+  uint32_t cache_zones = 0;
+  uint32_t cache_active = 0;      // cache zones not yet full: active on the device
+  // Device write bytes from Stats(), refreshed at most every few ms: Stats()
+  // copies every counter and DeviceViews() runs on each allocation.
+  mutable uint64_t bytes_written = 0;
+  mutable uint64_t bytes_written_at_us = 0;
+};
+
+// Why a zone is wanted: writers keep the GC and pool reserves and may
+// trigger GC; GC may take any empty zone; migration keeps the reserves but
+// never triggers GC.
+enum class Purpose { kWrite, kGc, kMigration };
+
+// How MoveExtents copies.
+struct MoveOptions {
+  Purpose purpose = Purpose::kGc;
+  device::IoClass io_class = device::IoClass::kGc;
+  double bytes_per_sec = 0;    // copy rate limit; 0 = unlimited
+  bool notify_placed = false;  // tell the policy the file's new device
 };
 
 // Where a writer appends: a zone it owns until it releases it.
@@ -90,6 +122,8 @@ class VolumeImpl {
   // --- mount (volume.cc)
   absl::Status Recover(bool read_only) ABSL_LOCKS_EXCLUDED(mu_);
   void StartGc();
+  // Starts the migration thread when the policy asks for one.
+  void StartMigration();
 
   // --- namespace (namespace.cc)
   absl::StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
@@ -106,11 +140,11 @@ class VolumeImpl {
 
   // --- the data path (files.cc, zones.cc)
   // A zone with room for `file`, from the policy's device order.
-  // `only_device` restricts the choice (GC, relocation); `for_gc` may take
-  // the last empty zone of a device, which writers leave to GC.
-  absl::StatusOr<Lease> AcquireZone(const FileMeta& file,
+  // `only_device` restricts the choice (GC, relocation); see Purpose.
+  // A writer's first zone on a device is reported to the policy.
+  absl::StatusOr<Lease> AcquireZone(FileMeta& file,
                                     std::optional<uint32_t> only_device = std::nullopt,
-                                    bool for_gc = false) ABSL_LOCKS_EXCLUDED(mu_);
+                                    Purpose purpose = Purpose::kWrite) ABSL_LOCKS_EXCLUDED(mu_);
   void ReleaseZone(const Lease& lease) ABSL_LOCKS_EXCLUDED(mu_);
   // Records that `length` bytes were written at `offset` for `file`.
   void AddExtent(FileMeta& file, const Lease& lease, uint64_t offset, uint64_t length)
@@ -122,9 +156,20 @@ class VolumeImpl {
   device::ZonedDevice* device(uint32_t i) const { return members_[i].dev.get(); }
   uint32_t block_size(uint32_t device) const { return members_[device].info.block_size; }
 
-  // --- GC and relocation (gc.cc)
-  absl::Status Relocate(const std::string& path, uint32_t device);
+  // --- GC (gc.cc), relocation and migration (relocation.cc)
+  absl::Status Migrate(const std::string& path, uint32_t device, double bytes_per_sec)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  MigrationStats migration_stats() const;
   absl::StatusOr<GcStats> CollectGarbage(bool force);
+
+  // --- SSD cache zones (cache_zones.cc)
+  absl::StatusOr<CacheZone> AcquireCacheZone(uint32_t device) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status CacheWrite(const CacheZone& zone, uint64_t offset, std::span<const uint8_t> data)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status CacheRead(const CacheZone& zone, uint64_t offset, std::span<uint8_t> dst) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  absl::Status ReleaseCacheZone(const CacheZone& zone) ABSL_LOCKS_EXCLUDED(mu_);
+  void SetCacheReclaimer(std::function<bool()> reclaim_one) ABSL_LOCKS_EXCLUDED(mu_);
 
   // --- inspection (inspect.cc)
   std::vector<DeviceSpace> Space() const;
@@ -160,14 +205,34 @@ class VolumeImpl {
   // Resets zones that hold nothing live any more. Only after the ops that
   // killed their data are durable.
   void ResetDeadZones() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<Lease> TryAcquire(const FileMeta& file, std::optional<uint32_t> only_device,
-                                   bool for_gc, bool* busy_zones)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // One allocation attempt. Sets `*busy_zones` when only the active-zone
+  // budget is in the way, and `*reclaim` (returning an error) when a pool
+  // allocation should first have the cache give back a zone.
+  absl::StatusOr<Lease> TryAcquire(FileMeta& file, std::optional<uint32_t> only_device,
+                                   Purpose purpose, bool reclaim_tried, bool* busy_zones,
+                                   bool* reclaim) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Empty zones a device keeps back from writers so GC can always move
   // data somewhere.
   uint32_t GcReserve(uint32_t device) const;
+  // Empty zones general allocations leave for the pool: the policy's pool
+  // size minus the pool zones in use.
+  uint32_t PoolReserve(uint32_t device, const std::vector<policy::DeviceView>& views) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool FinishCheapestZone(uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   uint32_t MaxActive(uint32_t device) const;
+  // Zones of `device` zfs holds active: data zones written or leased but
+  // not full, and cache zones not yet full.
+  uint32_t ActiveZones(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes room under the active limit of `device` for one more zone by
+  // finishing partly written zones; false if every active zone is busy.
+  bool RoomForActiveZone(uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The zone now holds nothing (reset, or leased and never written): it
+  // becomes a free empty zone, and leaves the pool if it was in it.
+  void ZoneEmptied(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Tells the policy that `file` lies on `device` if it did not already know.
+  void NotifyPlaced(FileMeta& file, uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether `zone` names a cache zone zfs handed out and still holds.
+  absl::Status CheckCacheZone(const CacheZone& zone) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<policy::DeviceView> DeviceViews() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   uint32_t ZoneOf(const Extent& x) const {
     return static_cast<uint32_t>(x.offset / members_[x.device].info.zone_size);
@@ -187,12 +252,16 @@ class VolumeImpl {
   // GC internals (gc.cc).
   void GcLoop();
   // Copies the extents of `file` that `pick` selects to zones on
-  // `to_device`, then swaps the extent list in one record. The copy's I/O
-  // counts as `io_class` (GC or migration).
+  // `to_device`, then swaps the extent list in one record (relocation.cc).
+  // Aborted if the file is deleted or changes meanwhile, or the volume is
+  // unmounting.
   absl::Status MoveExtents(const std::shared_ptr<FileMeta>& file,
                            const std::function<bool(const Extent&)>& pick, uint32_t to_device,
-                           device::IoClass io_class, uint64_t* moved_bytes)
+                           const MoveOptions& options, uint64_t* moved_bytes)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits until `deadline`; false if the volume started unmounting.
+  bool SleepUntil(absl::Time deadline) ABSL_LOCKS_EXCLUDED(stop_mu_);
+  void MigrationLoop();
   // Zones of `device` worth collecting, best first.
   std::vector<uint32_t> GcVictims(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool BelowGcThreshold(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -212,13 +281,25 @@ class VolumeImpl {
   std::set<std::string> dirs_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::vector<Op> pending_ ABSL_GUARDED_BY(mu_);  // zone groups to log next time
+  std::function<bool()> cache_reclaimer_ ABSL_GUARDED_BY(mu_);
 
-  // Serializes GC and relocation runs.
+  // Serializes GC runs.
   absl::Mutex gc_mu_;
   std::thread gc_thread_;
   absl::Mutex gc_wake_mu_;
   bool gc_stop_ ABSL_GUARDED_BY(gc_wake_mu_) = false;
   bool gc_wanted_ ABSL_GUARDED_BY(gc_wake_mu_) = false;
+
+  // Serializes relocations and migrations. Not gc_mu_: a rate-limited
+  // migration copies for seconds, and GC (which a writer on a full device
+  // waits for) must not wait behind it. The two race safely: whichever
+  // swaps the extent list first wins, the other is Aborted.
+  absl::Mutex move_mu_;
+  std::thread migration_thread_;
+  // Set once at unmount: wakes the migration thread and rate-limit sleeps.
+  absl::Mutex stop_mu_;
+  bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;
+  std::atomic<uint64_t> migrated_files_{0}, migrated_bytes_{0}, migration_failures_{0};
 };
 
 uint64_t NowMicros();

@@ -14,6 +14,9 @@ using device::IoContext;
 // leased by another writer) before it reports the volume full.
 constexpr absl::Duration kZoneWait = absl::Seconds(10);
 
+// DeviceView::bytes_written may be this old.
+constexpr uint64_t kStatsRefreshUs = 20'000;
+
 }  // namespace
 
 uint32_t VolumeImpl::MaxActive(uint32_t device) const {
@@ -25,6 +28,7 @@ uint32_t VolumeImpl::MaxActive(uint32_t device) const {
 }
 
 std::vector<policy::DeviceView> VolumeImpl::DeviceViews() const {
+  const uint64_t now = NowMicros();
   std::vector<policy::DeviceView> views;
   for (const Member& m : members_) {
     policy::DeviceView v;
@@ -35,6 +39,13 @@ std::vector<policy::DeviceView> VolumeImpl::DeviceViews() const {
     v.data_zones = m.data_zones;
     v.free_bytes = m.empty.size() * m.info.zone_capacity;
     for (uint32_t z : m.partial) v.free_bytes += m.zones[z].capacity - m.zones[z].written;
+    v.pool_zones = m.pool_zones;
+    v.cache_zones = m.cache_zones;
+    if (m.bytes_written_at_us == 0 || now - m.bytes_written_at_us >= kStatsRefreshUs) {
+      m.bytes_written = m.dev->Stats().Total().write_bytes;
+      m.bytes_written_at_us = std::max<uint64_t>(now, 1);
+    }
+    v.bytes_written = m.bytes_written;
     views.push_back(v);
   }
   return views;
@@ -92,14 +103,55 @@ void VolumeImpl::ResetDeadZones() {
         m.maybe_dead.insert(zone);
         continue;
       }
-      z.written = 0;
-      z.group = kNoGroup;
-      z.role = ZoneRole::kFree;
-      m.partial.erase(zone);
-      m.empty.insert(zone);
+      ZoneEmptied(d, zone);
     }
   }
   zone_released_.SignalAll();
+}
+
+void VolumeImpl::ZoneEmptied(uint32_t device, uint32_t zone) {
+  Member& m = members_[device];
+  ZoneUse& z = m.zones[zone];
+  if (z.role == ZoneRole::kCache) {
+    --m.cache_zones;
+    if (!z.full()) --m.cache_active;
+    --m.pool_zones;
+  } else if (z.pool) {
+    --m.pool_zones;  // back among the general zones
+  }
+  z.written = 0;
+  z.group = kNoGroup;
+  z.role = ZoneRole::kFree;
+  z.pool = false;
+  m.partial.erase(zone);
+  m.empty.insert(zone);
+}
+
+uint32_t VolumeImpl::PoolReserve(uint32_t device,
+                                 const std::vector<policy::DeviceView>& views) const {
+  const uint32_t size = options_.placement->PoolZones(device, views);
+  const uint32_t used = members_[device].pool_zones;
+  return size > used ? size - used : 0;
+}
+
+uint32_t VolumeImpl::ActiveZones(uint32_t device) const {
+  const Member& m = members_[device];
+  return static_cast<uint32_t>(m.partial.size()) + m.cache_active;
+}
+
+bool VolumeImpl::RoomForActiveZone(uint32_t device) {
+  // Finish the partly written zone with the least room left until one more
+  // zone fits under the limit.
+  while (ActiveZones(device) >= MaxActive(device)) {
+    if (!FinishCheapestZone(device)) return false;
+  }
+  return true;
+}
+
+void VolumeImpl::NotifyPlaced(FileMeta& file, uint32_t device) {
+  if (file.placed_device == device) return;
+  file.placed_device = device;
+  options_.placement->OnPlaced(file.hint, device, members_[device].is_ssd, file.size.load());
 }
 
 bool VolumeImpl::FinishCheapestZone(uint32_t device) {
@@ -121,43 +173,62 @@ bool VolumeImpl::FinishCheapestZone(uint32_t device) {
   return true;
 }
 
-absl::StatusOr<Lease> VolumeImpl::TryAcquire(const FileMeta& file,
-                                             std::optional<uint32_t> only_device, bool for_gc,
-                                             bool* busy_zones) {
-  policy::PlacementDecision d = options_.placement->Place(file.hint, DeviceViews());
+absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
+                                             std::optional<uint32_t> only_device,
+                                             Purpose purpose, bool reclaim_tried,
+                                             bool* busy_zones, bool* reclaim) {
+  const std::vector<policy::DeviceView> views = DeviceViews();
+  policy::PlacementDecision d = options_.placement->Place(file.hint, views);
   if (only_device) d.devices = {*only_device};
+  // GC and migration copy into general zones: the pool is for the WAL and
+  // the cache.
+  const bool want_pool = d.pool && purpose == Purpose::kWrite;
+  auto grant = [&](uint32_t dev, uint32_t zone, uint64_t written) {
+    Member& m = members_[dev];
+    m.zones[zone].leased = true;
+    if (purpose == Purpose::kWrite) NotifyPlaced(file, dev);
+    const uint64_t start = m.dev->ZoneStart(zone);
+    return Lease{dev, zone, start + written, start + m.zones[zone].capacity};
+  };
   for (uint32_t dev : d.devices) {
     if (dev >= members_.size()) continue;
     Member& m = members_[dev];
     // A zone of the same group with room left comes first.
     for (uint32_t zone : m.partial) {
-      ZoneUse& z = m.zones[zone];
+      const ZoneUse& z = m.zones[zone];
       if (z.group != d.group || z.leased) continue;
-      z.leased = true;
-      const uint64_t start = m.dev->ZoneStart(zone);
-      return Lease{dev, zone, start + z.written, start + z.capacity};
+      return grant(dev, zone, z.written);
     }
-    if (m.empty.size() <= (for_gc ? 0 : GcReserve(dev))) continue;
-    // A new zone becomes active; make room under the active limit by
-    // finishing the partly written zone with the least room left.
-    while (m.partial.size() >= MaxActive(dev)) {
-      if (!FinishCheapestZone(dev)) {
-        *busy_zones = true;
-        break;
-      }
+    // A new zone: from the pool while it has room (HHZS 3.2), else from the
+    // general zones, which leave the pool's unused zones and GC's reserve.
+    const uint32_t pool_size = options_.placement->PoolZones(dev, views);
+    const bool from_pool = want_pool && m.pool_zones < pool_size;
+    if (want_pool && !from_pool && pool_size > 0 && m.cache_zones > 0 && !reclaim_tried &&
+        cache_reclaimer_) {
+      // The pool is full and holds cache zones: the WAL goes first, so the
+      // cache gives one back (FIFO eviction, HHZS 3.5) before the WAL
+      // spills into the general zones.
+      *reclaim = true;
+      return absl::UnavailableError("the WAL/cache pool is full");
     }
-    if (m.partial.size() >= MaxActive(dev)) continue;
+    const uint32_t keep = purpose == Purpose::kGc ? 0
+                          : from_pool           ? GcReserve(dev)
+                                                : GcReserve(dev) + PoolReserve(dev, views);
+    if (m.empty.size() <= keep) continue;
+    if (!RoomForActiveZone(dev)) {
+      *busy_zones = true;
+      continue;
+    }
     const uint32_t zone = *m.empty.begin();
     ZoneUse& z = m.zones[zone];
     m.empty.erase(zone);
     m.partial.insert(zone);  // counts as active from now on
     z.role = ZoneRole::kData;
     z.group = d.group;
-    z.leased = true;
-    pending_.push_back({.type = OpType::kSetZoneGroup, .device = dev, .zone = zone,
-                        .group = d.group});
-    const uint64_t start = m.dev->ZoneStart(zone);
-    return Lease{dev, zone, start, start + z.capacity};
+    z.pool = from_pool;
+    if (from_pool) ++m.pool_zones;
+    pending_.push_back(ZoneGroupOp(dev, zone, d.group, from_pool));
+    return grant(dev, zone, 0);
   }
   // No zone of its own group and no empty zone anywhere: rather than fail
   // with room left, share another group's partly written zone (lifetimes
@@ -166,40 +237,52 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(const FileMeta& file,
     if (dev >= members_.size()) continue;
     Member& m = members_[dev];
     for (uint32_t zone : m.partial) {
-      ZoneUse& z = m.zones[zone];
+      const ZoneUse& z = m.zones[zone];
       if (z.leased || z.group == kNoGroup || z.full()) continue;
-      z.leased = true;
-      const uint64_t start = m.dev->ZoneStart(zone);
-      return Lease{dev, zone, start + z.written, start + z.capacity};
+      return grant(dev, zone, z.written);
     }
   }
   std::string where;
-  for (uint32_t dev : d.devices) absl::StrAppend(&where, where.empty() ? "" : ", ", members_[dev].info.name);
+  for (uint32_t dev : d.devices) {
+    if (dev >= members_.size()) continue;
+    absl::StrAppend(&where, where.empty() ? "" : ", ", members_[dev].info.name);
+  }
   return absl::ResourceExhaustedError(
       absl::StrCat("no space left on the volume for ", file.hint.name, ": no empty zone on ",
                    where.empty() ? "any device" : where));
 }
 
-absl::StatusOr<Lease> VolumeImpl::AcquireZone(const FileMeta& file,
-                                              std::optional<uint32_t> only_device, bool for_gc) {
+absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
+                                              std::optional<uint32_t> only_device,
+                                              Purpose purpose) {
   if (auto s = CheckWritable(); !s.ok()) return s;
   bool tried_gc = false;
+  bool reclaim_tried = false;
   const absl::Time deadline = absl::Now() + kZoneWait;
   while (true) {
     absl::Status status;
+    std::function<bool()> reclaim_one;
     {
       absl::MutexLock lock(&mu_);
-      bool busy = false;
-      auto lease = TryAcquire(file, only_device, for_gc, &busy);
+      bool busy = false, reclaim = false;
+      auto lease = TryAcquire(file, only_device, purpose, reclaim_tried, &busy, &reclaim);
       if (lease.ok()) return lease;
       status = lease.status();
-      if (busy && absl::Now() < deadline) {
+      if (reclaim) {
+        reclaim_one = cache_reclaimer_;
+      } else if (busy && absl::Now() < deadline) {
         // Empty zones exist but every active zone is leased: wait for one.
         zone_released_.WaitWithDeadline(&mu_, deadline);
         continue;
       }
     }
-    if (tried_gc || for_gc) return status;
+    if (reclaim_one) {
+      // Without mu_: the cache releases its zone through ReleaseCacheZone.
+      reclaim_tried = true;
+      (void)reclaim_one();
+      continue;
+    }
+    if (tried_gc || purpose != Purpose::kWrite) return status;
     // Full: reclaim dead space synchronously once, then try again.
     tried_gc = true;
     auto gc = CollectGarbage(/*force=*/true);
@@ -216,10 +299,7 @@ void VolumeImpl::ReleaseZone(const Lease& lease) {
   if (written > z.written) z.written = written;
   if (z.written == 0) {
     // Leased but never written: the zone is empty again.
-    m.partial.erase(lease.zone);
-    m.empty.insert(lease.zone);
-    z.group = kNoGroup;
-    z.role = ZoneRole::kFree;
+    ZoneEmptied(lease.device, lease.zone);
   } else if (z.full()) {
     m.partial.erase(lease.zone);
   }

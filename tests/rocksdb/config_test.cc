@@ -76,6 +76,120 @@ TEST(ConfigTest, JsonErrorsNameTheProblem) {
   expect_error(R"({"devices": ["emu:zn540"], "device": []})", "unknown key \"device\"");
 }
 
+TEST(ConfigTest, SchemeObjectSetsSchemeOptions) {
+  auto c = ParseConfigJson(R"({
+      "devices": ["emu:zn540?zones=16", "emu:st14000nm0007?zones=16"],
+      "scheme": {"name": "b3+m", "sst_bytes": 1048576, "wal_cache_zones": 3,
+                 "migration_mib_per_sec": 0.5, "hdd_random_read_iops": 200,
+                 "level_threshold": 2, "ssd_write_mib_per_sec": 800,
+                 "decision_interval_ms": 250, "hdd_read_window_ms": 4000},
+      "block_cache_bytes": 1048576})",
+                           "test.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_TRUE(c->scheme.has_value());
+  const policy::SchemeOptions& o = *c->scheme;
+  EXPECT_EQ(o.name, "b3+m");
+  EXPECT_EQ(o.sst_bytes, 1048576u);
+  EXPECT_EQ(o.wal_cache_zones, 3u);
+  EXPECT_DOUBLE_EQ(o.migration_bytes_per_sec, 512 * 1024);
+  EXPECT_DOUBLE_EQ(o.hdd_random_read_iops, 200);
+  EXPECT_EQ(o.level_threshold, 2);
+  EXPECT_DOUBLE_EQ(o.ssd_write_bytes_per_sec, 800.0 * (1 << 20));
+  EXPECT_EQ(o.decision_interval_us, 250'000u);
+  EXPECT_EQ(o.hdd_read_window_us, 4'000'000u);
+  EXPECT_EQ(c->placement, "b3+m");  // the scheme is the placement
+  EXPECT_EQ(c->block_cache_bytes, 1048576u);
+}
+
+TEST(ConfigTest, UnsetSchemeFieldsKeepTheirDefaults) {
+  auto c = ParseConfigJson(R"({"devices": ["emu:zn540"], "scheme": {"name": "hhzs"}})", "t");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const policy::SchemeOptions defaults;
+  EXPECT_EQ(c->scheme->name, "hhzs");
+  EXPECT_EQ(c->scheme->sst_bytes, defaults.sst_bytes);
+  EXPECT_EQ(c->scheme->wal_cache_zones, defaults.wal_cache_zones);
+  EXPECT_EQ(c->scheme->level_threshold, defaults.level_threshold);
+  EXPECT_FALSE(c->block_cache_bytes.has_value());
+}
+
+TEST(ConfigTest, SchemeNameInPlacementOrAsString) {
+  for (const char* json : {R"({"devices": ["emu:zn540"], "placement": "tiered"})",
+                           R"({"devices": ["emu:zn540"], "scheme": "tiered"})",
+                           R"({"devices": ["emu:zn540"], "placement": "tiered",
+                               "scheme": {"name": "tiered"}})"}) {
+    auto c = ParseConfigJson(json, "t");
+    ASSERT_TRUE(c.ok()) << c.status() << json;
+    ASSERT_TRUE(c->scheme.has_value()) << json;
+    EXPECT_EQ(c->scheme->name, "tiered");
+    EXPECT_EQ(c->placement, "tiered");
+  }
+  // Every scheme the policy layer knows is accepted.
+  for (const std::string& name : policy::SchemeNames()) {
+    auto c = ParseConfigJson(R"({"devices": ["emu:zn540"], "placement": ")" + name + "\"}", "t");
+    ASSERT_TRUE(c.ok()) << name << ": " << c.status();
+    EXPECT_EQ(c->scheme->name, name);
+  }
+  // Names are case-insensitive, kept lowercase.
+  auto upper = ParseConfigJson(R"({"devices": ["emu:zn540"], "placement": "B3+M"})", "t");
+  ASSERT_TRUE(upper.ok()) << upper.status();
+  EXPECT_EQ(upper->scheme->name, "b3+m");
+  EXPECT_EQ(upper->placement, "b3+m");
+  // Plain placements have no scheme.
+  auto c = ParseConfigJson(R"({"devices": ["emu:zn540"], "placement": "hybrid"})", "t");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->scheme.has_value());
+}
+
+TEST(ConfigTest, PlacementKeyTellsSchemesAndTheirOptionsApart) {
+  auto parse = [](const std::string& json) {
+    auto c = ParseConfigJson(json, "t");
+    EXPECT_TRUE(c.ok()) << c.status();
+    return PlacementKey(*c);
+  };
+  const std::string hhzs = parse(R"({"devices": ["emu:a"], "placement": "hhzs"})");
+  EXPECT_EQ(hhzs, parse(R"({"devices": ["emu:a"], "scheme": {"name": "hhzs"}})"));
+  EXPECT_NE(hhzs, parse(R"({"devices": ["emu:a"], "scheme": {"name": "p"}})"));
+  EXPECT_NE(hhzs, parse(R"({"devices": ["emu:a"], "scheme": {"name": "hhzs", "sst_bytes": 9}})"));
+  EXPECT_EQ(parse(R"({"devices": ["emu:a"], "placement": "hybrid"})"), "hybrid");
+}
+
+TEST(ConfigTest, SchemeErrorsNameTheProblem) {
+  auto expect_error = [](const std::string& json, const std::string& what) {
+    auto c = ParseConfigJson(json, "cfg.json");
+    ASSERT_FALSE(c.ok()) << json;
+    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(c.status().message().find(what), std::string::npos) << c.status();
+    EXPECT_NE(c.status().message().find("cfg.json"), std::string::npos) << c.status();
+  };
+  const std::string dev = R"("devices": ["emu:zn540"], )";
+  expect_error("{" + dev + R"("scheme": {"name": "b9"}})", "unknown scheme 'b9'");
+  expect_error("{" + dev + R"("scheme": {"name": "b9"}})", "hhzs");  // lists the known ones
+  expect_error("{" + dev + R"("scheme": {"sst_bytes": 1}})", "needs a \"name\"");
+  expect_error("{" + dev + R"("scheme": 3})", "object or a scheme name");
+  expect_error("{" + dev + R"("scheme": {"name": 3}})", "\"name\" must be a string");
+  expect_error("{" + dev + R"("scheme": {"name": "p", "sst_byte": 1}})",
+               "unknown scheme key \"sst_byte\"");
+  expect_error("{" + dev + R"("scheme": {"name": "p", "sst_bytes": 0}})", "sst_bytes");
+  expect_error("{" + dev + R"("scheme": {"name": "p", "sst_bytes": -5}})", "integer");
+  expect_error("{" + dev + R"("scheme": {"name": "p", "sst_bytes": 1.5}})", "integer");
+  expect_error("{" + dev + R"("scheme": {"name": "p", "wal_cache_zones": "2"}})",
+               "wal_cache_zones");
+  expect_error("{" + dev + R"("scheme": {"name": "p", "migration_mib_per_sec": -1}})",
+               "migration_mib_per_sec\" must be a number >= 0");
+  expect_error("{" + dev + R"("scheme": {"name": "p", "hdd_random_read_iops": 0}})",
+               "hdd_random_read_iops\" must be a number > 0");
+  expect_error("{" + dev + R"("scheme": {"name": "p", "level_threshold": 100}})",
+               "level_threshold");
+  expect_error("{" + dev + R"("scheme": {"name": "p", "decision_interval_ms": 0}})",
+               "decision_interval_ms");
+  expect_error("{" + dev + R"("placement": "lifetime", "scheme": {"name": "p"}})",
+               "both given");
+  expect_error("{" + dev + R"("placement": "hhzs", "scheme": {"name": "p"}})", "disagree");
+  expect_error("{" + dev + R"("placement": "best"})", "or a scheme: ");
+  expect_error("{" + dev + R"("block_cache_bytes": 0})", "block_cache_bytes");
+  expect_error("{" + dev + R"("block_cache_bytes": "8M"})", "block_cache_bytes");
+}
+
 TEST(ConfigTest, JsonFileThroughUri) {
   const std::string path = ::testing::TempDir() + "/zs_config_test.json";
   {

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_split.h"
 #include "rocksdb/open_db.h"
+#include "rocksdb/ssd_secondary_cache.h"
 #include "rocksdb/statistics.h"
 #include "rocksdb/volume_registry.h"
 #include "tools/zsbench/report.h"
@@ -99,6 +100,47 @@ rocksdb::Options BaseOptions(const Args& a) {
   return o;
 }
 
+// The scheme's state at a phase end: its LSM view (per level: SSTs and
+// bytes on the SSD and the HDD; every SST's reads, for HHZS O4), the SSD
+// cache and migration counters, and their memory (HHZS 3.6).
+nlohmann::json SchemeState(const rocksdb::DB& db) {
+  auto parts = zs::rocks::PartsOf(db);
+  if (!parts || !parts->scheme) return nullptr;
+  nlohmann::json j;
+  j["name"] = parts->scheme->name();
+  zs::policy::LsmView& view = parts->scheme->view();
+  j["demand"] = view.Demand();
+  j["view_memory_bytes"] = view.MemoryBytes();
+  nlohmann::json levels = nlohmann::json::object();
+  nlohmann::json ssts = nlohmann::json::array();
+  for (const zs::policy::SstInfo& s : view.Ssts()) {
+    if (s.level < 0) continue;
+    nlohmann::json& l = levels[fmt::format("L{}", s.level)];
+    if (l.is_null()) l = {{"ssd_ssts", 0}, {"hdd_ssts", 0}, {"ssd_bytes", 0}, {"hdd_bytes", 0}};
+    const std::string where = s.on_ssd ? "ssd" : "hdd";
+    l[where + "_ssts"] = l[where + "_ssts"].get<uint64_t>() + 1;
+    l[where + "_bytes"] = l[where + "_bytes"].get<uint64_t>() + s.size;
+    ssts.push_back({{"number", s.number}, {"level", s.level}, {"on_ssd", s.on_ssd},
+                    {"reads", s.reads}, {"size", s.size}});
+  }
+  j["levels"] = levels;
+  j["ssts"] = ssts;
+  if (parts->volume) {
+    const zs::zfs::MigrationStats m = parts->volume->migration_stats();
+    j["migration"] = {{"files_moved", m.files_moved}, {"bytes_moved", m.bytes_moved},
+                      {"failures", m.failures}};
+  }
+  if (parts->cache) {
+    const zs::policy::CacheStats c = parts->cache->stats();
+    j["cache"] = {{"admitted", c.admitted},           {"rejected", c.rejected},
+                  {"hits", c.hits},                   {"misses", c.misses},
+                  {"evicted_zones", c.evicted_zones}, {"evicted_blocks", c.evicted_blocks},
+                  {"cached_blocks", c.cached_blocks}, {"cached_bytes", c.cached_bytes},
+                  {"memory_bytes", c.memory_bytes}};
+  }
+  return j;
+}
+
 absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::string& volume,
                                        const Args& a, const std::vector<PhaseSpec>& phases) {
   SchemeResult result{name, volume, {}};
@@ -131,6 +173,7 @@ absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::strin
   for (const PhaseSpec& spec : phases) {
     auto r = zs::zsbench::RunPhase(db.get(), vol.get(), options.statistics.get(), spec);
     if (!r.ok()) return r.status();
+    if (!posix) r->scheme = SchemeState(*db);
     result.phases.push_back(std::move(*r));
   }
   db.reset();

@@ -76,6 +76,7 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
   }
   j["zone_utilization"] = p.zone_utilization;
   j["rocksdb"] = p.rocksdb_tickers;
+  j["scheme"] = p.scheme;
   return j;
 }
 

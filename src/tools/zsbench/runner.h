@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
 #include "bench/histogram.h"
 #include "bench/workloads.h"
 #include "rocksdb/db.h"
@@ -55,6 +56,9 @@ struct PhaseResult {
   std::vector<VolumeSample> samples;
   std::vector<std::vector<double>> zone_utilization;  // at the end of the phase
   std::map<std::string, uint64_t> rocksdb_tickers;    // deltas over the phase
+  // The data management scheme at the end of the phase (LSM view, SSD
+  // cache, migration); null without a scheme. Filled by the caller.
+  nlohmann::json scheme;
 
   double ops_per_second() const { return seconds > 0 ? ops / seconds : 0; }
   // Device bytes written over user bytes written; 0 without devices.

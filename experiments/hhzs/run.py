@@ -1,0 +1,402 @@
+#!/usr/bin/env python3
+"""HHZS experiments (HHZS paper §2.3 O1-O4 and §4 Exp#1-Exp#6), scaled down.
+
+    run.py EXPERIMENT [--scale K] [--records N] [--ops N] [--threads N]
+           [--out DIR] [--zsbench PATH] [--timing real|sim|none]
+
+EXPERIMENT: exp1 .. exp6, o1 .. o4, or all. Each experiment runs zsbench
+once per workload with every scheme of the experiment side by side (each
+scheme on a fresh volume, load then run, as the paper clears the storage
+and reloads before every workload), writes the zsbench JSON, a results
+table (table.md) and figures into OUT/EXPERIMENT/.
+
+Scaling (--scale K, default 1024): every size of the paper's setup is
+divided by K together: data (200 GiB -> 200 MiB of 1 KiB objects at K =
+1024), zone capacities (the emulator's scale=1/K: ZN540 1077 MiB -> 1077
+KiB, ST14000NM0007 256 MiB -> 256 KiB), the SST (93.9% of an SSD zone),
+MemTables (512 MiB), level targets (1 GiB for L0 and L1, x10 above), the
+WAL/cache pool (2 SSD zones) and the block cache (8 MiB). Zone counts
+stay: 20 SSD zones for WAL, cache and SSTs (Exp#5: 20-80). Device speeds
+stay the presets' (real-time emulation). Operation counts are cut for
+time (--ops; the paper ran 1 M for A-F and 5 M for W1-W4), and so is the
+migration rate: 4 MiB/s * 128 / K (512 KiB/s at K = 1024), so that a run
+migrates a share of the SSTs comparable to the paper's runs.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MiB = 1 << 20
+GiB = 1 << 30
+
+# Paper setup (§4.1).
+ZN540_CAP = 1077 * MiB
+HDD_CAP = 256 * MiB
+SST_FRACTION = 0.939          # of an SSD zone (§3.2: 1011.2 MiB of 1077 MiB)
+DATA = 200 * GiB
+OBJECT = 1024                 # 24 B key + 1000 B value
+MEMTABLE = 512 * MiB
+LEVEL_BASE = 1 * GiB
+BLOCK_CACHE = 8 * MiB
+WAL_CACHE_ZONES = 2
+MIGRATION_RATE = 4 * MiB
+
+# Paper numbers quoted in the text, for the tables (throughput of the scheme
+# over the baseline, as a ratio; ranges where the text gives ranges).
+PAPER = {
+    "exp1": "HHZS over B3: load 1.078, A-F 1.210-1.564; over AUTO: load 1.183, A-F 1.280-1.693",
+    "exp2": "over B3: P load 1.055, W1 1.180, W2 1.188, W3 0.986, W4 0.941; "
+            "P+M over B3+M: W1 1.145, W2 1.088, W3 1.094, W4 1.059; "
+            "P+M+C over P+M: W1 1.053, W2 1.068, W3 1.074, W4 2.737",
+    "exp3": "HHZS over B3 1.273-1.433, over AUTO 1.516-1.771 (alpha 0.8-1.2)",
+    "exp4": "HHZS over B3: 10% 1.404, 30% 1.424, >=50% 1.425-1.600; over AUTO 1.677, 1.684, 1.541-1.653",
+    "exp5": "load: P over the best of B1-B4/AUTO 1.055, 1.011, 1.079, 1.066 (20/40/60/80 zones); "
+            "run: P 1.188, 1.026, 1.125, 1.062; HHZS 1.348, 1.155, 1.285, 1.136",
+    "exp6": "p99 within 10% for all rates; p99.9 lowest at 2-4 MiB/s, +23-25% at 64 MiB/s; "
+            "p99.99 +104% from 1 to 64 MiB/s",
+    "o1": "B4 load: max L0 40.3x, L1 29.7x, L2 4.9x their targets; medians 4.0x, 5.2x, 1.4x",
+    "o2": "B3 fastest load; B4 11.3% below B3; B3 sends 68.2% of WAL writes to the HDD",
+    "o3": "throttled to 6000 OPS: max L0 10.0x, L1 10.7x, L2 2.4x target",
+    "o4": "alpha 0.9: 79.7-98.2% of reads on the HDD; alpha 1.2: 35.8-49.5%",
+}
+
+
+class Setup:
+    def __init__(self, a):
+        self.k = a.scale
+        self.timing = a.timing
+        self.zone_cap = (ZN540_CAP // self.k) // 4096 * 4096
+        self.sst = int(self.zone_cap * SST_FRACTION) // 4096 * 4096
+        self.records = a.records or DATA // OBJECT // self.k
+        self.threads = a.threads
+        self.ops = a.ops
+        self.hdd_zones = a.hdd_zones
+
+    def devices(self, ssd_zones):
+        # Available SSD zones + the label zone, 2 metadata zones and the one
+        # empty zone zfs keeps for GC.
+        t = self.timing
+        return [f"emu:zn540?zones={ssd_zones + 4}&scale=1/{self.k}&timing={t}",
+                f"emu:st14000nm0007?zones={self.hdd_zones}&scale=1/{self.k}&timing={t}"]
+
+    def rocksdb_options(self):
+        k = self.k
+        return {
+            "write_buffer_size": MEMTABLE // k,
+            "min_write_buffer_number_to_merge": 2,
+            "max_write_buffer_number": 4,
+            "target_file_size_base": self.sst,
+            "max_bytes_for_level_base": LEVEL_BASE // k,
+            "max_bytes_for_level_multiplier": 10,
+            "level0_file_num_compaction_trigger": 2,
+            "num_levels": 5,
+            "max_total_wal_size": WAL_CACHE_ZONES * self.zone_cap,
+            "max_background_jobs": 4,
+            "compression": "kNoCompression",
+            "block_based_table_factory": "{block_cache=%d}" % (BLOCK_CACHE // k),
+        }
+
+    def migration_rate(self, paper_rate=MIGRATION_RATE):
+        return paper_rate * 128 / self.k
+
+    def config(self, out_dir, tag, scheme, ssd_zones=20, migration_rate=None):
+        scheme_opts = {
+            "name": scheme,
+            "sst_bytes": self.sst,
+            "wal_cache_zones": WAL_CACHE_ZONES,
+            "migration_mib_per_sec": (migration_rate or self.migration_rate()) / MiB,
+            "level_threshold": 3,
+        }
+        if scheme.startswith("b") and scheme[1:2].isdigit():
+            scheme_opts["level_threshold"] = int(scheme[1])
+        cfg = {"devices": self.devices(ssd_zones), "scheme": scheme_opts,
+               "block_cache_bytes": BLOCK_CACHE // self.k}
+        path = os.path.join(out_dir, f"{tag}.json")
+        with open(path, "w") as f:
+            json.dump(cfg, f, indent=1)
+        return path
+
+
+def zsbench(a, setup, schemes, workload, out_json, ops=None, rate=0, extra=()):
+    """schemes: list of (name, config path). Runs one zsbench comparison."""
+    cmd = [a.zsbench, "--quiet", "--records", str(setup.records),
+           "--threads", str(setup.threads), "--workload", workload,
+           "--interval", str(a.interval), "--json", out_json]
+    if ops:
+        cmd += ["--ops", str(ops)]
+    if rate:
+        cmd += ["--rate", str(rate)]
+    for name, value in setup.rocksdb_options().items():
+        cmd += ["--rocksdb-option", f"{name}={value}"]
+    for name, cfg in schemes:
+        cmd += ["--scheme", f"{name}=zonestack://{cfg}"]
+    cmd += list(extra)
+    print("+", " ".join(cmd), file=sys.stderr, flush=True)
+    subprocess.run(cmd, check=True)
+    with open(out_json) as f:
+        return json.load(f)
+
+
+def phase(result, scheme, name):
+    for s in result["schemes"]:
+        if s["name"] == scheme:
+            for p in s["phases"]:
+                if p["name"] == name:
+                    return p
+    return None
+
+
+def ssd_share_by_level(p):
+    """Fraction of each holder's live bytes on the SSD (device 0) at the end."""
+    if not p or not p["samples"]:
+        return {}
+    space = p["samples"][-1]["space"]
+    holders = sorted({h for dev in space for h in dev})
+    out = {}
+    for h in holders:
+        total = sum(dev.get(h, 0) for dev in space)
+        if total:
+            out[h] = space[0].get(h, 0) / total
+    return out
+
+
+class Table:
+    def __init__(self, title, columns):
+        self.title, self.columns, self.rows = title, columns, []
+
+    def add(self, *cells):
+        self.rows.append([c if isinstance(c, str) else f"{c:.3f}" if isinstance(c, float) else str(c)
+                          for c in cells])
+
+    def markdown(self):
+        lines = [f"**{self.title}**", "", "| " + " | ".join(self.columns) + " |",
+                 "|" + "---|" * len(self.columns)]
+        lines += ["| " + " | ".join(r) + " |" for r in self.rows]
+        return "\n".join(lines) + "\n"
+
+
+def throughput_tables(results, schemes, base, title, phase_names):
+    t = Table(title, ["workload"] + [f"{s} (x{base})" for s in schemes] + [f"{base} ops/s"])
+    for wl, res in results:
+        for pn in phase_names(wl):
+            b = phase(res, base, pn)
+            if not b:
+                continue
+            cells = []
+            for s in schemes:
+                p = phase(res, s, pn)
+                cells.append(p["ops_per_second"] / b["ops_per_second"] if p and b["ops_per_second"] else "-")
+            t.add(pn, *cells, f"{b['ops_per_second']:.0f}")
+    return t
+
+
+def run_workloads(a, setup, out, schemes, workloads, ops, ssd_zones=20, migration_rate=None, rate=0):
+    cfgs = [(s, setup.config(out, f"{s}-{ssd_zones}z", s, ssd_zones, migration_rate)) for s in schemes]
+    results = []
+    for wl in workloads:
+        safe = wl.replace(":", "_").replace(",", "+")
+        res = zsbench(a, setup, cfgs, wl, os.path.join(out, f"{safe}-{ssd_zones}z.json"), ops, rate)
+        results.append((wl, res))
+    return results
+
+
+def ycsb_phases(wl):
+    return [n for n in wl.split(",")]
+
+
+def exp1(a, setup, out):
+    schemes = ["b3", "auto", "tiered", "hhzs"]
+    wls = [f"hhzs-{c}-load,hhzs-{c}" for c in "abcdef"]
+    results = run_workloads(a, setup, out, schemes, wls, a.ops or 10000)
+    t = throughput_tables(results, schemes, "b3", "Exp#1 throughput over B3", ycsb_phases)
+    share = Table("Exp#1 share of each level's data on the SSD at the end of workload A",
+                  ["scheme", "holder", "SSD share"])
+    for s in schemes:
+        for h, v in ssd_share_by_level(phase(results[0][1], s, "hhzs-a")).items():
+            share.add(s, h, v)
+    return [t, share]
+
+
+def exp2(a, setup, out):
+    schemes = ["b3", "b3+m", "p", "p+m", "hhzs"]
+    wls = [f"hhzs-w{i}-load,hhzs-w{i}" for i in range(1, 5)]
+    results = run_workloads(a, setup, out, schemes, wls, a.ops or 20000)
+    return [throughput_tables(results, schemes, "b3", "Exp#2 breakdown, throughput over B3", ycsb_phases)]
+
+
+def sweep(a, setup, out, title, mixes):
+    schemes = ["b3", "auto", "hhzs"]
+    wls = [f"hhzs-w2-load,{m}" for m in mixes]
+    results = run_workloads(a, setup, out, schemes, wls, a.ops or 20000)
+    return [throughput_tables(results, schemes, "b3", title, lambda wl: wl.split(",")[1:])]
+
+
+def exp3(a, setup, out):
+    return sweep(a, setup, out, "Exp#3 skew (50% reads), throughput over B3",
+                 [f"mix:0.5:{z}" for z in (0.8, 0.9, 1.0, 1.1, 1.2)])
+
+
+def exp4(a, setup, out):
+    return sweep(a, setup, out, "Exp#4 read ratio (alpha 0.9), throughput over B3",
+                 [f"mix:{r}:0.9" for r in (0.1, 0.3, 0.5, 0.7, 0.9)])
+
+
+def exp5(a, setup, out):
+    schemes = ["b1", "b2", "b3", "b4", "auto", "p", "hhzs"]
+    tables = []
+    for zones in (20, 40, 60, 80):
+        results = run_workloads(a, setup, out, schemes, ["hhzs-w2-load,mix:0.5:0.9"],
+                                a.ops or 10000, ssd_zones=zones)
+        tables.append(throughput_tables(results, schemes, "b3",
+                                        f"Exp#5 {zones} SSD zones, throughput over B3", ycsb_phases))
+    return tables
+
+
+def exp6(a, setup, out):
+    t = Table("Exp#6 P+M read latency (us) by migration rate (paper rate; scaled rate in brackets)",
+              ["paper rate MiB/s", "scaled KiB/s", "ops/s", "p99", "p99.9", "p99.99", "migrated MiB"])
+    for r in (1, 2, 4, 8, 16, 32, 64):
+        rate = setup.migration_rate(r * MiB)
+        cfg = setup.config(out, f"p+m-{r}mib", "p+m", 20, rate)
+        res = zsbench(a, setup, [(f"p+m@{r}", cfg)], "hhzs-w2-load,mix:0.5:0.9",
+                      os.path.join(out, f"rate-{r}.json"), a.ops or 20000)
+        p = phase(res, f"p+m@{r}", "mix:0.5:0.9")
+        lat = p["latency"].get("READ", {})
+        migrated = sum(d["by_class"].get("migration", {}).get("write_bytes", 0)
+                       for d in p["devices"] if "by_class" in d)
+        t.add(str(r), f"{rate / 1024:.0f}", f"{p['ops_per_second']:.0f}", f"{lat.get('p99_us', 0):.0f}",
+              f"{lat.get('p999_us', 0):.0f}", f"{lat.get('p9999_us', 0):.0f}", f"{migrated / MiB:.1f}")
+    return [t]
+
+
+def level_box(p, level_targets):
+    """Per holder: max and median of the summed (all devices) sizes over samples, over target."""
+    sizes = {}
+    for s in p["samples"]:
+        for h in ("L0", "L1", "L2", "L3", "L4", "wal"):
+            sizes.setdefault(h, []).append(sum(dev.get(h, 0) for dev in s["space"]))
+    out = {}
+    for h, v in sizes.items():
+        v = sorted(v)
+        tgt = level_targets.get(h)
+        out[h] = (v[-1], v[len(v) // 2], tgt)
+    return out
+
+
+def basic_load(a, setup, out, rate, tag):
+    schemes = ["b1", "b2", "b3", "b4"]
+    cfgs = [(s, setup.config(out, f"{s}-{tag}", s)) for s in schemes]
+    res = zsbench(a, setup, cfgs, "hhzs-a-load", os.path.join(out, f"load-{tag}.json"), rate=rate)
+    base = LEVEL_BASE // setup.k
+    targets = {"L0": base, "L1": base, "L2": 10 * base, "L3": 100 * base, "L4": 1000 * base}
+    box = Table(f"Level sizes during the B4 load ({tag}): max and median over target",
+                ["holder", "max MiB", "median MiB", "max/target", "median/target"])
+    for h, (mx, med, tgt) in level_box(phase(res, "b4", "hhzs-a-load"), targets).items():
+        box.add(h, f"{mx / MiB:.2f}", f"{med / MiB:.2f}", mx / tgt if tgt else "-",
+                med / tgt if tgt else "-")
+    thr = Table(f"Load throughput of B1-B4 ({tag}), over B3, and WAL writes on the SSD",
+                ["scheme", "ops/s", "x B3", "WAL bytes on SSD"])
+    b3 = phase(res, "b3", "hhzs-a-load")["ops_per_second"]
+    for s in schemes:
+        p = phase(res, s, "hhzs-a-load")
+        wal = [d.get("by_class", {}).get("wal", {}).get("write_bytes", 0) for d in p["devices"]]
+        thr.add(s, f"{p['ops_per_second']:.0f}", p["ops_per_second"] / b3,
+                wal[0] / sum(wal) if sum(wal) else "-")
+    return [box, thr], b3
+
+
+def o1o2(a, setup, out):
+    tables, _ = basic_load(a, setup, out, 0, "unthrottled")
+    return tables
+
+
+def o3(a, setup, out):
+    # The paper throttles to 6000 OPS, below every basic scheme's load rate;
+    # here: 80% of B3's unthrottled rate, measured first.
+    _, b3 = basic_load(a, setup, out, 0, "unthrottled")
+    tables, _ = basic_load(a, setup, out, 0.8 * b3, "throttled")
+    return tables
+
+
+def o4(a, setup, out):
+    schemes = ["b1", "b2", "b3", "b4"]
+    t = Table("O4 reads after load (100% reads): HDD share of user reads and throughput",
+              ["alpha", "scheme", "ops/s", "HDD read share"])
+    for alpha in (0.9, 1.2):
+        results = run_workloads(a, setup, out, schemes, [f"hhzs-a-load,mix:1.0:{alpha}"], a.ops or 10000)
+        res = results[0][1]
+        for s in schemes:
+            p = phase(res, s, f"mix:1.0:{alpha}")
+            reads = [d.get("by_class", {}).get("user_read", {}).get("read_ops", 0) for d in p["devices"]]
+            t.add(str(alpha), s, f"{p['ops_per_second']:.0f}", reads[1] / sum(reads) if sum(reads) else "-")
+    return [t]
+
+
+def plot_table(t, path):
+    """Grouped bars of a throughput table's ratio columns (one group per row)."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"matplotlib missing: no {path} (pip install -r experiments/requirements.txt)",
+              file=sys.stderr)
+        return
+    cols = [i for i, c in enumerate(t.columns) if c.endswith(")") and "(x" in c]
+    if not cols or not t.rows:
+        return
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(t.rows)), 3.5))
+    width = 0.8 / len(cols)
+    for k, c in enumerate(cols):
+        ys = [float(r[c]) if r[c] not in ("-", "") else 0 for r in t.rows]
+        ax.bar([i + k * width for i in range(len(t.rows))], ys, width, label=t.columns[c].split(" ")[0])
+    ax.set_xticks([i + width * (len(cols) - 1) / 2 for i in range(len(t.rows))])
+    ax.set_xticklabels([r[0] for r in t.rows], rotation=20, fontsize=8)
+    ax.axhline(1.0, color="black", linewidth=0.5)
+    ax.set_ylabel("throughput / baseline")
+    ax.set_title(t.title, fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+EXPERIMENTS = {"exp1": exp1, "exp2": exp2, "exp3": exp3, "exp4": exp4, "exp5": exp5, "exp6": exp6,
+               "o1": o1o2, "o2": o1o2, "o3": o3, "o4": o4}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("experiment", choices=sorted(EXPERIMENTS) + ["all"])
+    ap.add_argument("--scale", type=int, default=1024, help="divide every size by this")
+    ap.add_argument("--records", type=int, default=0, help="default: 200 GiB / 1 KiB / scale")
+    ap.add_argument("--ops", type=int, default=0, help="operations per run phase (default per experiment)")
+    ap.add_argument("--threads", type=int, default=8)
+    ap.add_argument("--hdd-zones", type=int, default=3000)
+    ap.add_argument("--interval", type=float, default=1.0)
+    ap.add_argument("--timing", default="real", choices=["real", "sim", "none"])
+    ap.add_argument("--out", default=os.path.join(ROOT, "experiments", "hhzs", "results"))
+    ap.add_argument("--zsbench", default=os.path.join(ROOT, "build", "src", "tools", "zsbench"))
+    a = ap.parse_args()
+    setup = Setup(a)
+    names = sorted(set(EXPERIMENTS) - {"o2"}) if a.experiment == "all" else [a.experiment]
+    for name in names:
+        out = os.path.join(a.out, name)
+        os.makedirs(out, exist_ok=True)
+        tables = EXPERIMENTS[name](a, setup, out)
+        text = f"## {name} (scale 1/{setup.k}, {setup.records} records, {setup.threads} threads)\n\n"
+        text += "".join(t.markdown() + "\n" for t in tables)
+        text += f"Paper: {PAPER[name]}\n"
+        for i, t in enumerate(tables):
+            plot_table(t, os.path.join(out, f"figure{i + 1}.png"))
+        with open(os.path.join(out, "table.md"), "w") as f:
+            f.write(text)
+        print(text)
+
+
+if __name__ == "__main__":
+    main()

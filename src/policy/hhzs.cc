@@ -1,0 +1,147 @@
+// HHZS (Li et al., "Efficient LSM-Tree Key-Value Data Management on Hybrid
+// SSD/HDD Zoned Storage"): write-guided placement (3.3), workload-aware
+// migration (3.4) and application-hinted caching (3.5), each switchable,
+// giving the breakdown schemes of Exp#2: p, p+m, p+m+c (= hhzs).
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "policy/scheme_common.h"
+#include "policy/scheme_registry.h"
+#include "policy/tiering.h"
+
+namespace zonestack::policy {
+namespace {
+
+class HhzsScheme : public HintedScheme {
+ public:
+  HhzsScheme(SchemeOptions options, bool migration, bool caching)
+      : HintedScheme(std::move(options)), migration_(migration), caching_(caching) {}
+
+  SsdCacheIndex* cache() override { return caching_ ? &cache_ : nullptr; }
+  double MigrationRate() const override {
+    return migration_ ? options_.migration_bytes_per_sec : 0;
+  }
+
+  uint32_t PoolZones(uint32_t device, const std::vector<DeviceView>& devices) const override {
+    return device == FirstSsd(devices) ? options_.wal_cache_zones : 0;
+  }
+
+  // 3.3: WAL in the SSD's WAL/cache pool; SSTs below L_t, and L_t's while
+  // its reserved SSD zones last, on the SSD; the rest on the HDD.
+  PlacementDecision Place(const FileHint& file, const std::vector<DeviceView>& devices) override {
+    bool sst_ssd_first = false;
+    const auto ssd = FirstSsd(devices);
+    if (ssd && (file.kind == FileKind::kSst || SstNumber(file.name) >= 0)) {
+      sst_ssd_first = Plan(devices).ToSsd(SstLevel(file));
+    }
+    return Decide(file, devices, sst_ssd_first, /*wal_pool=*/true);
+  }
+
+  std::optional<Migration> NextMigration(const std::vector<DeviceView>& devices) override {
+    if (!migration_) return std::nullopt;
+    const auto ssd = FirstSsd(devices);
+    const auto hdd = FirstHdd(devices);
+    if (!ssd || !hdd || !DecisionDue()) return std::nullopt;
+    const Tiering plan = Plan(devices);
+    const uint64_t now = view_.NowMicros();
+    std::optional<SstInfo> worst_on_ssd, best_on_hdd;
+    for (SstInfo& sst : view_.Ssts()) {
+      if (!Migratable(sst)) continue;
+      auto& pick = sst.on_ssd ? worst_on_ssd : best_on_hdd;
+      const bool better = !pick || (sst.on_ssd ? HigherPriority(*pick, sst, now)
+                                               : HigherPriority(sst, *pick, now));
+      if (better) pick = std::move(sst);
+    }
+    if (auto m = CapacityMigration(plan, worst_on_ssd, *hdd)) return m;
+    const int64_t free_zones = FreeSsdZones(devices[*ssd], PoolZones(*ssd, devices));
+    if (auto m = FinishSwap(free_zones, *ssd)) return m;
+    return PopularityMigration(plan, free_zones, worst_on_ssd, best_on_hdd, *ssd, *hdd, now);
+  }
+
+ private:
+  Tiering Plan(const std::vector<DeviceView>& devices) const {
+    const uint32_t ssd = *FirstSsd(devices);
+    return ComputeTiering(view_.Counts(), devices[ssd], PoolZones(ssd, devices));
+  }
+
+  // SSD zones an SST may take now: the empty zones, less the pool zones
+  // not in use yet (they stay the WAL's) and zfs's GC reserve.
+  static int64_t FreeSsdZones(const DeviceView& ssd, uint32_t pool_zones) {
+    const int64_t unused_pool = std::max<int64_t>(0, int64_t{pool_zones} - ssd.pool_zones);
+    return int64_t{ssd.empty_zones} - unused_pool - kGcReserveZones;
+  }
+
+  // Capacity migration: L_t holds more SST zones on the SSD than reserved
+  // for it, or an SST above L_t lies on the SSD. The lowest-priority SSD
+  // SST goes to the HDD, but only if it is one of the offenders (as the
+  // authors' code checks): when every offender is being compacted, a
+  // low-level SST must not be pushed out in its stead.
+  static std::optional<Migration> CapacityMigration(const Tiering& plan,
+                                                    const std::optional<SstInfo>& worst_on_ssd,
+                                                    uint32_t hdd) {
+    if (!worst_on_ssd) return std::nullopt;
+    const bool lt_overfull = int64_t{plan.OnSsdAt(plan.level)} > plan.slots;
+    const int level = worst_on_ssd->level;
+    if (level > plan.level || (level == plan.level && lt_overfull)) {
+      return Migration{worst_on_ssd->path, hdd};
+    }
+    return std::nullopt;
+  }
+
+  // The second half of a swap: the HDD SST whose partner left the SSD
+  // takes the zone that freed, if it is still there to move. One try.
+  std::optional<Migration> FinishSwap(int64_t free_zones, uint32_t ssd) {
+    std::optional<uint64_t> number;
+    {
+      absl::MutexLock lock(&swap_mu_);
+      std::swap(number, swap_in_);
+    }
+    if (!number || free_zones <= 0) return std::nullopt;
+    auto sst = view_.Sst(*number);
+    if (!sst || sst->on_ssd || !Migratable(*sst)) return std::nullopt;
+    return Migration{sst->path, ssd};
+  }
+
+  // Popularity migration: while HDD reads exceed half the HDD's random-read
+  // IOPS, the highest-priority HDD SST moves to the SSD if the SSD's free
+  // zones exceed the demand of the levels below L_t; otherwise it is
+  // swapped with the lowest-priority SSD SST if that one ranks below it:
+  // this call moves the SSD SST out, the next one moves the HDD SST in.
+  //
+  // Departure: a move that would itself break the plan (an SST above L_t,
+  // or at L_t with its reserved zones used up) is made a swap, since
+  // capacity migration would otherwise send the same SST straight back.
+  std::optional<Migration> PopularityMigration(const Tiering& plan, int64_t free_zones,
+                                               const std::optional<SstInfo>& worst_on_ssd,
+                                               const std::optional<SstInfo>& best_on_hdd,
+                                               uint32_t ssd, uint32_t hdd, uint64_t now) {
+    if (!best_on_hdd) return std::nullopt;
+    if (view_.HddReadRate(options_.hdd_read_window_us) <= options_.hdd_random_read_iops / 2) {
+      return std::nullopt;
+    }
+    if (free_zones > static_cast<int64_t>(plan.DemandBelowT()) && plan.ToSsd(best_on_hdd->level)) {
+      return Migration{best_on_hdd->path, ssd};
+    }
+    if (worst_on_ssd && HigherPriority(*best_on_hdd, *worst_on_ssd, now)) {
+      absl::MutexLock lock(&swap_mu_);
+      swap_in_ = best_on_hdd->number;
+      return Migration{worst_on_ssd->path, hdd};
+    }
+    return std::nullopt;
+  }
+
+  const bool migration_;
+  const bool caching_;
+  SsdCacheIndex cache_;
+  absl::Mutex swap_mu_;
+  std::optional<uint64_t> swap_in_ ABSL_GUARDED_BY(swap_mu_);  // a swap's HDD half
+};
+
+}  // namespace
+
+std::shared_ptr<Scheme> MakeHhzsScheme(SchemeOptions options, bool migration, bool caching) {
+  return std::make_shared<HhzsScheme>(std::move(options), migration, caching);
+}
+
+}  // namespace zonestack::policy

@@ -1,0 +1,96 @@
+#include "policy/ssd_cache_index.h"
+
+namespace zonestack::policy {
+
+std::optional<CacheLocation> SsdCacheIndex::Admit(const BlockAddress& block, uint32_t size) {
+  absl::MutexLock lock(&mu_);
+  auto sst = table_.find(block.sst);
+  if (sst != table_.end() && sst->second.contains(block.offset)) {
+    ++stats_.rejected;
+    return std::nullopt;
+  }
+  if (fifo_.empty()) return std::nullopt;
+  Zone& active = fifo_.back();
+  if (active.capacity - active.used < size) return std::nullopt;
+  const CacheLocation loc{active.id, active.used, size};
+  active.used += size;
+  active.blocks.push_back(block);
+  ++fifo_entries_;
+  table_[block.sst][block.offset] = loc;
+  ++stats_.admitted;
+  ++stats_.cached_blocks;
+  stats_.cached_bytes += size;
+  return loc;
+}
+
+void SsdCacheIndex::OpenZone(uint64_t zone, uint64_t capacity) {
+  absl::MutexLock lock(&mu_);
+  fifo_.push_back(Zone{zone, capacity, 0, {}});
+}
+
+void SsdCacheIndex::Forget(SstBlocks& blocks, SstBlocks::iterator block) {
+  --stats_.cached_blocks;
+  stats_.cached_bytes -= block->second.size;
+  blocks.erase(block);
+}
+
+std::optional<uint64_t> SsdCacheIndex::EvictOldestZone() {
+  absl::MutexLock lock(&mu_);
+  if (fifo_.empty()) return std::nullopt;
+  Zone zone = std::move(fifo_.front());
+  fifo_.pop_front();
+  fifo_entries_ -= zone.blocks.size();
+  for (const BlockAddress& b : zone.blocks) {
+    auto sst = table_.find(b.sst);
+    if (sst == table_.end()) continue;
+    auto it = sst->second.find(b.offset);
+    // A block dropped and admitted again lies in a newer zone: keep it.
+    if (it == sst->second.end() || it->second.zone != zone.id) continue;
+    Forget(sst->second, it);
+    ++stats_.evicted_blocks;
+    if (sst->second.empty()) table_.erase(sst);
+  }
+  ++stats_.evicted_zones;
+  return zone.id;
+}
+
+std::optional<CacheLocation> SsdCacheIndex::Lookup(const BlockAddress& block) {
+  absl::MutexLock lock(&mu_);
+  auto sst = table_.find(block.sst);
+  if (sst != table_.end()) {
+    auto it = sst->second.find(block.offset);
+    if (it != sst->second.end()) {
+      ++stats_.hits;
+      return it->second;
+    }
+  }
+  ++stats_.misses;
+  return std::nullopt;
+}
+
+void SsdCacheIndex::DropSst(uint64_t number) {
+  absl::MutexLock lock(&mu_);
+  auto sst = table_.find(number);
+  if (sst == table_.end()) return;
+  for (const auto& [offset, loc] : sst->second) {
+    --stats_.cached_blocks;
+    stats_.cached_bytes -= loc.size;
+  }
+  // The FIFO entries stay until their zone is evicted; eviction skips them.
+  table_.erase(sst);
+}
+
+size_t SsdCacheIndex::zones() const {
+  absl::MutexLock lock(&mu_);
+  return fifo_.size();
+}
+
+CacheStats SsdCacheIndex::stats() const {
+  absl::MutexLock lock(&mu_);
+  CacheStats s = stats_;
+  s.memory_bytes = table_.size() * kSstEntryBytes + s.cached_blocks * kTableEntryBytes +
+                   fifo_entries_ * kFifoEntryBytes;
+  return s;
+}
+
+}  // namespace zonestack::policy

@@ -1,0 +1,57 @@
+// HHZS's write-guided placement arithmetic (section 3.3, steps 1-4) as pure
+// functions, in units of SSD zones: one SST fills one SSD zone (3.2).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "policy/lsm_view.h"
+#include "policy/placement.h"
+
+namespace zonestack::policy {
+
+// zfs keeps one empty zone per device for its GC; placement never counts
+// on it.
+inline constexpr uint32_t kGcReserveZones = 1;
+
+// Step 2: t = argmin_i sum_{j<=i} (A_j + D_j) >= C_ssd. Vectors may differ
+// in length (missing entries are 0). When no level reaches C_ssd (every
+// level fits), t = the number of levels. C_ssd <= 0 gives t = 0.
+int TieringLevel(const std::vector<uint32_t>& allocated, const std::vector<uint32_t>& demand,
+                 int64_t ssd_capacity);
+
+// Step 3: SSD zones L_t's SSTs may use, C_ssd - sum_{j<t} (A_j + D_j),
+// never negative.
+int64_t TieringSlots(const std::vector<uint32_t>& allocated, const std::vector<uint32_t>& demand,
+                     int64_t ssd_capacity, int t);
+
+// Step 4: whether an SST of `level` should be written to the SSD, given
+// that `ssd_ssts_at_t` SSTs of L_t already lie there.
+bool SstToSsd(int level, int t, uint32_t ssd_ssts_at_t, int64_t slots);
+
+// Steps 1-3 for one SSD as zfs sees it.
+struct Tiering {
+  int64_t ssd_capacity = 0;         // C_ssd
+  std::vector<uint32_t> allocated;  // A_i
+  std::vector<uint32_t> demand;     // D_i, the WAL zones in use added to D_0
+  std::vector<uint32_t> on_ssd;     // of A_i, on the SSD
+  int level = 0;                    // t
+  int64_t slots = 0;                // SSD zones for L_t's SSTs
+  // No level reaches C_ssd: t is the number of levels, and an SST of a
+  // level the view has not seen yet fits as well (its A and D are 0).
+  bool fits_all = false;
+  uint32_t OnSsdAt(int level) const;
+  // sum_{i<t} D_i: the zones lower levels are about to write.
+  uint64_t DemandBelowT() const;
+  // An SST of `level` written to, or kept on, the SSD fits the plan.
+  bool ToSsd(int sst_level) const {
+    return fits_all || SstToSsd(sst_level, level, OnSsdAt(level), slots);
+  }
+};
+
+// C_ssd = the SSD's data zones - its WAL/cache pool zones - the GC reserve;
+// D_0 += the WAL zones in use (pool zones that are not cache zones), since
+// the MemTables they log are flushed to L0 (step 1).
+Tiering ComputeTiering(const LevelCounts& counts, const DeviceView& ssd, uint32_t pool_zones);
+
+}  // namespace zonestack::policy

@@ -1,0 +1,242 @@
+// Moving live files: GC and migration share one mechanism (copy, make the
+// copy durable, then one metadata record swaps the file's extent list;
+// readers hold the file's lock while they read, so none reads a zone after
+// it is reset). Migration (HHZS 3.4) is that copy rate-limited, run by the
+// policy's requests from a background thread.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "zfs/volume_impl.h"
+
+namespace zonestack::zfs {
+namespace {
+
+using device::IoClass;
+using device::IoContext;
+
+constexpr uint64_t kCopyChunk = 1 << 20;
+
+// How often the migration thread asks the policy for work when the last
+// request moved nothing.
+constexpr absl::Duration kMigrationPeriod = absl::Milliseconds(500);
+
+}  // namespace
+
+absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
+                                     const std::function<bool(const Extent&)>& pick,
+                                     uint32_t to_device, const MoveOptions& options,
+                                     uint64_t* moved_bytes) {
+  std::vector<Extent> before;
+  uint64_t moves_before = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    if (file->writer_open) {
+      return absl::FailedPreconditionError(absl::StrCat(file->hint.name, " is open for writing"));
+    }
+    if (file->deleted) return absl::AbortedError("file was deleted");
+    absl::ReaderMutexLock fl(&file->mu);
+    before = file->extents;
+    moves_before = file->moves;
+  }
+  std::vector<Extent> after, copies, moved;
+  Lease lease;
+  absl::Status status;
+  // Gives back the lease and the copies made so far.
+  auto undo = [&]() {
+    if (lease.valid()) ReleaseZone(lease);
+    lease = {};
+    absl::MutexLock lock(&mu_);
+    ReleaseExtents(copies);
+    ResetDeadZones();
+  };
+  const IoContext ctx{options.io_class};
+  const absl::Time started = absl::Now();
+  uint64_t copied = 0;  // bytes written to `to_device`, for the rate limit
+  std::vector<uint8_t> buf;
+  for (const Extent& x : before) {
+    if (!pick(x)) {
+      AppendExtent(after, x);
+      continue;
+    }
+    moved.push_back(x);
+    device::ZonedDevice* src = members_[x.device].dev.get();
+    const uint64_t bs = members_[x.device].info.block_size;
+    for (uint64_t done = 0; done < x.length;) {
+      {
+        // A file deleted mid-move is not worth finishing.
+        absl::MutexLock lock(&mu_);
+        if (file->deleted) status = absl::AbortedError("file was deleted while being moved");
+      }
+      if (!status.ok()) {
+        undo();
+        return status;
+      }
+      if (!lease.valid() || lease.next >= lease.end) {
+        if (lease.valid()) ReleaseZone(lease);
+        auto l = AcquireZone(*file, to_device, options.purpose);
+        if (!l.ok()) {
+          lease = {};
+          undo();
+          return l.status();
+        }
+        lease = *l;
+      }
+      const uint64_t n = std::min({x.length - done, lease.end - lease.next, kCopyChunk});
+      const uint64_t physical = (n + bs - 1) / bs * bs;
+      buf.resize(physical);
+      status = src->Read(x.offset + done, buf, ctx);
+      if (!status.ok()) {
+        // The source zone may have been reset under us because another move
+        // or a delete released it: that is an abort, not an I/O error.
+        absl::MutexLock lock(&mu_);
+        absl::ReaderMutexLock fl(&file->mu);
+        if (file->deleted || file->moves != moves_before) {
+          status = absl::AbortedError(absl::StrCat("file changed while it was being moved (",
+                                                   status.message(), ")"));
+        }
+      }
+      if (status.ok()) status = members_[to_device].dev->Write(lease.next, buf, ctx);
+      if (!status.ok()) {
+        undo();
+        return status;
+      }
+      const Extent piece{to_device, lease.next, n};
+      {
+        absl::MutexLock lock(&mu_);
+        AddValid(piece);
+      }
+      copies.push_back(piece);
+      AppendExtent(after, piece);
+      lease.next += physical;
+      done += n;
+      *moved_bytes += n;
+      copied += physical;
+      // Rate limit: no faster on average than bytes_per_sec since the start,
+      // the last chunk included, so back-to-back moves keep the rate too.
+      if (options.bytes_per_sec > 0) {
+        const double due = static_cast<double>(copied) / options.bytes_per_sec;
+        if (!SleepUntil(started + absl::Seconds(due))) {
+          undo();
+          return absl::AbortedError("volume is unmounting");
+        }
+      }
+    }
+  }
+  if (lease.valid()) ReleaseZone(lease);
+  lease = {};
+  if (copies.empty()) return absl::OkStatus();
+  if (auto s = members_[to_device].dev->Flush(ctx); !s.ok()) {
+    undo();
+    return s;
+  }
+  absl::MutexLock lock(&mu_);
+  bool unchanged;
+  {
+    absl::ReaderMutexLock fl(&file->mu);
+    unchanged = !file->deleted && !file->writer_open && file->extents == before &&
+                file->moves == moves_before;
+  }
+  if (!unchanged) {
+    ReleaseExtents(copies);
+    ResetDeadZones();
+    return absl::AbortedError("file changed while it was being moved");
+  }
+  FileRecord rec;
+  {
+    absl::ReaderMutexLock fl(&file->mu);
+    rec = file->ToRecord();
+  }
+  rec.extents = after;
+  if (auto s = Commit({{.type = OpType::kPutFile, .file = rec}}); !s.ok()) {
+    ReleaseExtents(copies);
+    ResetDeadZones();
+    return s;
+  }
+  {
+    absl::MutexLock fl(&file->mu);
+    ++file->moves;
+    file->extents = after;
+    file->ends.clear();
+    uint64_t end = 0;
+    for (const Extent& x : after) file->ends.push_back(end += x.length);
+    file->persisted_extents = after.size();
+    file->persisted_last_len = after.empty() ? 0 : after.back().length;
+  }
+  ReleaseExtents(moved);
+  ResetDeadZones();
+  if (options.notify_placed) {
+    file->placed_device = to_device;
+    options_.placement->OnPlaced(file->hint, to_device, members_[to_device].is_ssd,
+                                 file->size.load());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status VolumeImpl::Migrate(const std::string& path, uint32_t device,
+                                 double bytes_per_sec) {
+  if (auto s = CheckWritable(); !s.ok()) return s;
+  uint64_t moved = 0;
+  absl::Status s;
+  if (device >= members_.size()) {
+    s = absl::InvalidArgumentError(
+        absl::StrCat("device ", device, " but the volume has ", members_.size()));
+  } else {
+    absl::MutexLock move(&move_mu_);
+    std::shared_ptr<FileMeta> f;
+    {
+      absl::MutexLock lock(&mu_);
+      f = Find(path);
+    }
+    s = f ? MoveExtents(f, [&](const Extent& x) { return x.device != device; }, device,
+                        {.purpose = Purpose::kMigration, .io_class = IoClass::kMigration,
+                         .bytes_per_sec = bytes_per_sec, .notify_placed = true},
+                        &moved)
+          : absl::NotFoundError(absl::StrCat(path, ": no such file"));
+  }
+  if (!s.ok()) {
+    ++migration_failures_;
+  } else if (moved > 0) {
+    ++migrated_files_;
+    migrated_bytes_ += moved;
+  }
+  return s;
+}
+
+MigrationStats VolumeImpl::migration_stats() const {
+  return {migrated_files_.load(), migrated_bytes_.load(), migration_failures_.load()};
+}
+
+bool VolumeImpl::SleepUntil(absl::Time deadline) {
+  absl::MutexLock l(&stop_mu_);
+  stop_mu_.AwaitWithDeadline(absl::Condition(&stopping_), deadline);
+  return !stopping_;
+}
+
+void VolumeImpl::StartMigration() {
+  if (options_.placement->MigrationRate() <= 0) return;
+  migration_thread_ = std::thread([this] { MigrationLoop(); });
+}
+
+void VolumeImpl::MigrationLoop() {
+  bool moved = false;
+  // Right after a move the next one starts at once (the rate limit paces
+  // them); otherwise the policy is asked again after a pause.
+  while (SleepUntil(moved ? absl::Now() : absl::Now() + kMigrationPeriod)) {
+    moved = false;
+    std::vector<policy::DeviceView> views;
+    {
+      absl::MutexLock lock(&mu_);
+      views = DeviceViews();
+    }
+    const std::optional<policy::Migration> next = options_.placement->NextMigration(views);
+    const double rate = options_.placement->MigrationRate();
+    if (!next || rate <= 0) continue;
+    const uint64_t files = migrated_files_.load();
+    // Failures (the file deleted or reopened meanwhile, no room) are
+    // counted in migration_stats and are not fatal.
+    (void)Migrate(next->path, next->to_device, rate);
+    moved = migrated_files_.load() != files;
+  }
+}
+
+}  // namespace zonestack::zfs

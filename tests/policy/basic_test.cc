@@ -1,0 +1,127 @@
+// The basic schemes Bh (HHZS 2.3) and B3+M (4.2, Exp#2).
+#include <gtest/gtest.h>
+
+#include "policy/scheme_common.h"
+#include "policy/schemes.h"
+#include "policy_test_util.h"
+
+namespace zonestack::policy {
+namespace {
+
+using testing::FakeClock;
+using testing::Hdd;
+using testing::kSec;
+using testing::ManifestHint;
+using testing::Ssd;
+using testing::SstHint;
+using testing::SstName;
+using testing::WalHint;
+using Devices = std::vector<uint32_t>;
+
+class BasicTest : public ::testing::Test {
+ protected:
+  std::shared_ptr<Scheme> Make(const std::string& name) {
+    SchemeOptions o;
+    o.name = name;
+    o.now_us = clock_.fn();
+    auto s = MakeScheme(o);
+    EXPECT_TRUE(s.ok()) << s.status();
+    return *s;
+  }
+  void AddSst(Scheme& s, uint64_t number, int level, bool on_ssd, int reads = 0) {
+    s.view().SetLevel(number, level, 1 << 20);
+    s.OnPlaced(SstHint(number), on_ssd ? 0 : 1, on_ssd, 1 << 20);
+    for (int i = 0; i < reads; ++i) s.view().RecordRead(number);
+  }
+
+  FakeClock clock_;
+  std::vector<DeviceView> devices_{Ssd(10, 3), Hdd()};
+};
+
+TEST_F(BasicTest, LevelThresholdSplitsSstsBetweenSsdAndHdd) {
+  for (int h = 1; h <= 4; ++h) {
+    auto s = Make("b" + std::to_string(h));
+    EXPECT_EQ(s->options().level_threshold, h);
+    for (int level = 0; level <= 5; ++level) {
+      EXPECT_EQ(s->Place(SstHint(9, level), devices_).devices,
+                (level < h ? Devices{0, 1} : Devices{1, 0}))
+          << "b" << h << " L" << level;
+    }
+  }
+}
+
+TEST_F(BasicTest, SstLevelFromPendingHintsElseL0) {
+  auto s = Make("b1");
+  s->view().CompactionStarted(1, 1, {{3, 0}});
+  s->view().CompactionFileStarted(1, 9);
+  EXPECT_EQ(s->Place(SstHint(9), devices_).devices, (Devices{1, 0}));
+  EXPECT_EQ(s->Place(SstHint(10), devices_).devices, (Devices{0, 1}));
+}
+
+TEST_F(BasicTest, WalOnSsdWithoutPoolMetadataOnHdd) {
+  auto s = Make("b3");
+  PlacementDecision wal = s->Place(WalHint(), devices_);
+  EXPECT_EQ(wal.devices, (Devices{0, 1}));
+  EXPECT_EQ(wal.group, kWalGroup);
+  EXPECT_FALSE(wal.pool);
+  EXPECT_EQ(s->PoolZones(0, devices_), 0u);
+  PlacementDecision meta = s->Place(ManifestHint(), devices_);
+  EXPECT_EQ(meta.devices, (Devices{1, 0}));
+  EXPECT_EQ(meta.group, kMetadataGroup);
+  EXPECT_EQ(s->Place(SstHint(77, 0), devices_).group, kSstGroupBase + 77);
+}
+
+TEST_F(BasicTest, PlainBasicSchemesNeverMigrate) {
+  auto s = Make("b3");
+  AddSst(*s, 20, 1, false, 50);
+  clock_.Set(10 * kSec);
+  EXPECT_EQ(s->MigrationRate(), 0);
+  EXPECT_FALSE(s->NextMigration(devices_).has_value());
+  EXPECT_EQ(s->cache(), nullptr);
+}
+
+TEST_F(BasicTest, B3PlusMMovesLowLevelHddSstsUpByPriority) {
+  auto s = Make("b3+m");
+  EXPECT_EQ(s->MigrationRate(), 4 << 20);
+  EXPECT_EQ(s->options().level_threshold, 3);
+  AddSst(*s, 20, 2, false, 3);
+  AddSst(*s, 21, 1, false, 0);
+  AddSst(*s, 30, 3, false, 100);  // L3 stays on the HDD, however hot
+  AddSst(*s, 40, 4, true);        // and nothing is moved down
+  clock_.Set(10 * kSec);
+  auto m = s->NextMigration(devices_);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(21));  // L1 before L2
+  EXPECT_EQ(m->to_device, 0u);
+  s->OnPlaced(SstHint(21), 0, true, 1 << 20);
+  clock_.Advance(kSec);
+  m = s->NextMigration(devices_);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(20));
+  s->OnPlaced(SstHint(20), 0, true, 1 << 20);
+  clock_.Advance(kSec);
+  EXPECT_FALSE(s->NextMigration(devices_).has_value());
+}
+
+TEST_F(BasicTest, B3PlusMNeedsAnEmptyZoneBeyondTheGcReserve) {
+  auto s = Make("b3+m");
+  AddSst(*s, 20, 2, false);
+  clock_.Set(10 * kSec);
+  EXPECT_FALSE(s->NextMigration({Ssd(10, 1), Hdd()}).has_value());
+  clock_.Advance(kSec);
+  EXPECT_TRUE(s->NextMigration({Ssd(10, 2), Hdd()}).has_value());
+}
+
+TEST_F(BasicTest, B3PlusMSkipsCompactionInputs) {
+  auto s = Make("b3+m");
+  AddSst(*s, 20, 1, false);
+  AddSst(*s, 21, 2, false);
+  s->view().CompactionStarted(1, 2, {{20, 1}});
+  clock_.Set(10 * kSec);
+  auto m = s->NextMigration(devices_);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(21));
+}
+
+}  // namespace
+}  // namespace zonestack::policy

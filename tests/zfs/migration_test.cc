@@ -1,0 +1,255 @@
+// What zfs tells the placement policy (OnPlaced, OnRemoved) and migration
+// (HHZS 3.4): Migrate moves a file under readers no faster than its rate,
+// counts what it moved and what failed, does not hold GC up, and the
+// background thread runs the policy's requests and stops at unmount.
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "recording_policy.h"
+#include "zfs_test_util.h"
+
+namespace zonestack::zfs {
+namespace {
+
+using namespace testing_util;
+using policy::FileKind;
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+class MigrationTest : public VolumeTest {
+ protected:
+  // A ZN540 and an HM-SMR disk; files go to the SSD first.
+  void SetUpVolume(double migration_rate = 0) {
+    policy_ = std::make_shared<RecordingPolicy>();
+    policy_->SetMigrationRate(migration_rate);
+    FormatAndMount({OpenDev(ZnsUri(16)), OpenDev(SmrUri(64))}, {.placement = policy_});
+  }
+  std::set<uint32_t> DevicesOf(const std::string& path) {
+    std::set<uint32_t> out;
+    for (const FileInfo& f : vol_->Files()) {
+      if (f.names[0] != path) continue;
+      for (const ExtentInfo& x : f.extents) out.insert(x.device);
+    }
+    return out;
+  }
+  absl::Status Write(const std::string& path, uint64_t size, const policy::FileHint& hint = {}) {
+    return WriteFile(*vol_, path, Pattern(std::hash<std::string>()(path), size), hint, 1 << 20);
+  }
+  uint64_t MigrationBytesWritten(uint32_t device) {
+    return vol_->devices()[device]
+        ->Stats()
+        .by_class[static_cast<int>(device::IoClass::kMigration)]
+        .write_bytes;
+  }
+  // Waits (up to 10 s) for `done`.
+  template <typename Fn>
+  bool WaitFor(Fn done) {
+    const auto deadline = Clock::now() + std::chrono::seconds(10);
+    while (!done()) {
+      if (Clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return true;
+  }
+
+  std::shared_ptr<RecordingPolicy> policy_;
+};
+
+TEST_F(MigrationTest, PolicyHearsWhereFilesAreAndWhenTheyGo) {
+  SetUpVolume();
+  ASSERT_OK(Write("/a", 100000, {.kind = FileKind::kSst}));
+  auto placed = policy_->PlacedOf("/a");
+  ASSERT_EQ(placed.size(), 1u) << "at its first zone only";
+  EXPECT_EQ(placed[0].device, 0u);
+  EXPECT_TRUE(placed[0].is_ssd);
+
+  // A writer moving on to a zone of another device.
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/big", {.kind = FileKind::kSst}));
+  ASSERT_OK(w->Append(Pattern(std::hash<std::string>()("/big"), 1 << 20)));
+  ASSERT_OK(w->Sync());
+  policy_->SetDevices({1}, {1});
+  ASSERT_OK(w->Append(Pattern(std::hash<std::string>()("/big"), 1 << 20, 4 << 20)));
+  ASSERT_OK(w->Close());
+  placed = policy_->PlacedOf("/big");
+  ASSERT_EQ(placed.size(), 2u);
+  EXPECT_EQ(placed[0].device, 0u);
+  EXPECT_EQ(placed[1].device, 1u);
+  EXPECT_FALSE(placed[1].is_ssd);
+  EXPECT_GT(placed[1].size, 1u << 20) << "the bytes written before the move";
+  EXPECT_EQ(DevicesOf("/big"), (std::set<uint32_t>{0, 1}));
+
+  // Removal: when the last name goes.
+  ASSERT_OK(vol_->Delete("/a"));
+  EXPECT_EQ(policy_->removed(), std::vector<std::string>{"/a"});
+  ASSERT_OK(vol_->Link("/big", "/big2"));
+  ASSERT_OK(vol_->Delete("/big"));
+  EXPECT_EQ(policy_->removed().size(), 1u);
+  ASSERT_OK(vol_->Delete("/big2"));
+  EXPECT_EQ(policy_->removed().size(), 2u);
+  // A file replaced by a rename or by a create loses its last name too.
+  policy_->SetDevices({0, 1}, {0, 1});
+  ASSERT_OK(Write("/b", 5000));
+  ASSERT_OK(Write("/c", 5000));
+  ASSERT_OK(vol_->Rename("/c", "/b"));
+  EXPECT_EQ(policy_->removed().back(), "/b");
+  ASSERT_OK(Write("/b", 7000));  // replaces the renamed /c
+  EXPECT_EQ(policy_->removed().size(), 4u);
+
+  // Mount reports every file with data, on the device of its last extent.
+  ASSERT_OK(Write("/hdd", 5000));
+  ASSERT_OK(vol_->Relocate("/hdd", 1));
+  ASSERT_OK(Write("/empty", 0));
+  policy_->ClearEvents();
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  std::map<std::string, uint32_t> at_mount;
+  for (const auto& p : policy_->placed()) {
+    EXPECT_FALSE(at_mount.contains(p.name)) << p.name << " reported twice";
+    at_mount[p.name] = p.device;
+    EXPECT_EQ(p.is_ssd, p.device == 0);
+  }
+  EXPECT_EQ(at_mount, (std::map<std::string, uint32_t>{{"/b", 0}, {"/hdd", 1}}));
+  EXPECT_EQ(policy_->PlacedOf("/b")[0].size, 7000u);
+  EXPECT_TRUE(policy_->removed().empty());
+}
+
+TEST_F(MigrationTest, MigrateMovesAFileUnderReadersAtItsRate) {
+  SetUpVolume();
+  constexpr uint64_t kSize = 2 << 20;
+  constexpr double kRate = 4 << 20;
+  const uint64_t seed = std::hash<std::string>()("/f");
+  ASSERT_OK(Write("/f", kSize));
+  ASSERT_EQ(DevicesOf("/f"), std::set<uint32_t>{0});
+  ASSERT_OK_AND_ASSIGN(auto r, vol_->Open("/f"));
+  std::atomic<bool> stop{false};
+  std::atomic<int> reads{0};
+  std::thread reader([&] {
+    std::mt19937_64 rng(1);
+    while (!stop) {
+      const uint64_t off = rng() % kSize;
+      std::vector<uint8_t> buf(std::min<uint64_t>(kSize - off, 1 + rng() % 200000));
+      auto n = r->Read(off, buf);
+      ASSERT_TRUE(n.ok()) << n.status();
+      ASSERT_EQ(*n, buf.size());
+      ASSERT_TRUE(MatchesPattern(seed, off, buf)) << "@" << off;
+      ++reads;
+    }
+  });
+  policy_->ClearEvents();
+  const auto start = Clock::now();
+  ASSERT_OK(vol_->Migrate("/f", 1, kRate));
+  const double elapsed = SecondsSince(start);
+  EXPECT_GE(elapsed, kSize / kRate - 0.05) << "no faster than the rate";
+  EXPECT_LT(elapsed, 10 * kSize / kRate);
+  while (reads < 20) std::this_thread::yield();
+  stop = true;
+  reader.join();
+  r.reset();
+  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
+  const MigrationStats stats = vol_->migration_stats();
+  EXPECT_EQ(stats.files_moved, 1u);
+  EXPECT_EQ(stats.bytes_moved, kSize);
+  EXPECT_EQ(stats.failures, 0u);
+  EXPECT_GE(MigrationBytesWritten(1), kSize);
+  const auto placed = policy_->PlacedOf("/f");
+  ASSERT_EQ(placed.size(), 1u);
+  EXPECT_EQ(placed[0].device, 1u);
+  EXPECT_FALSE(placed[0].is_ssd);
+  EXPECT_EQ(placed[0].size, kSize);
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
+  ExpectFilesIntact(*vol_, std::map<std::string, uint64_t>{{"/f", kSize}});
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(MigrationTest, SlowMigrationDoesNotHoldGcUpAndAFileDeletedMidMoveFails) {
+  SetUpVolume();
+  ASSERT_OK(Write("/f", 4 << 20));
+  // Dead space for GC to find on the SSD, in zones of another group (the
+  // WAL's) than /f's: /x fills most of a zone, /y the rest and more.
+  ASSERT_OK(Write("/x", 4 << 20, {.kind = FileKind::kWal}));
+  ASSERT_OK(Write("/y", 300000, {.kind = FileKind::kWal}));
+  ASSERT_OK(vol_->Delete("/x"));
+  absl::Status migrated;
+  std::thread mover([&] { migrated = vol_->Migrate("/f", 1, 1 << 20); });  // 4 s
+  ASSERT_TRUE(WaitFor([&] { return MigrationBytesWritten(1) > 0; }));
+  auto start = Clock::now();
+  ASSERT_OK(vol_->CollectGarbage(/*force=*/true));
+  EXPECT_LT(SecondsSince(start), 1.0) << "GC waited for the migration";
+  start = Clock::now();
+  ASSERT_OK(vol_->Delete("/f"));
+  mover.join();
+  EXPECT_EQ(migrated.code(), absl::StatusCode::kAborted) << migrated;
+  EXPECT_LT(SecondsSince(start), 2.0) << "the move stops at its next chunk";
+  const MigrationStats stats = vol_->migration_stats();
+  EXPECT_EQ(stats.files_moved, 0u);
+  EXPECT_EQ(stats.failures, 1u);
+  EXPECT_EQ(vol_->Space()[1].valid_bytes, 0u) << "the copies are given back";
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
+
+  // Other failures count too.
+  EXPECT_EQ(vol_->Migrate("/none", 1, 0).code(), absl::StatusCode::kNotFound);
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Reopen("/y"));
+  EXPECT_EQ(vol_->Migrate("/y", 1, 0).code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_OK(w->Close());
+  EXPECT_EQ(vol_->migration_stats().failures, 3u);
+}
+
+TEST_F(MigrationTest, BackgroundThreadRunsThePolicysMigrations) {
+  SetUpVolume(/*migration_rate=*/16 << 20);
+  ASSERT_OK(Write("/f", 1 << 20));
+  ASSERT_OK(Write("/g", 300000));
+  policy_->QueueMigration("/none", 1);
+  policy_->QueueMigration("/f", 1);
+  ASSERT_TRUE(WaitFor([&] {
+    const MigrationStats s = vol_->migration_stats();
+    return s.files_moved == 1 && s.failures == 1;
+  })) << "moved " << vol_->migration_stats().files_moved << ", failed "
+      << vol_->migration_stats().failures;
+  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
+  EXPECT_EQ(DevicesOf("/g"), std::set<uint32_t>{0});
+  EXPECT_EQ(vol_->migration_stats().bytes_moved, 1u << 20);
+  EXPECT_GE(policy_->next_migration_calls(), 2);
+  EXPECT_EQ(policy_->last_views().size(), 2u);
+  ExpectConsistent(*vol_);
+  // The thread keeps asking.
+  const int calls = policy_->next_migration_calls();
+  ASSERT_TRUE(WaitFor([&] { return policy_->next_migration_calls() > calls; }));
+  // A read-only mount runs no migration.
+  vol_.reset();
+  policy_->QueueMigration("/f", 0);
+  options_.read_only = true;
+  ASSERT_NO_FATAL_FAILURE(Mount());
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  EXPECT_EQ(policy_->queued_migrations(), 1u);
+}
+
+TEST_F(MigrationTest, UnmountStopsASlowMigrationPromptly) {
+  SetUpVolume(/*migration_rate=*/256 << 10);
+  ASSERT_OK(Write("/f", 2 << 20));  // 8 s at that rate
+  policy_->QueueMigration("/f", 1);
+  ASSERT_TRUE(WaitFor([&] { return MigrationBytesWritten(1) > 0; }));
+  const auto start = Clock::now();
+  vol_.reset();
+  EXPECT_LT(SecondsSince(start), 2.0);
+  policy_->SetMigrationRate(0);
+  ASSERT_NO_FATAL_FAILURE(Mount());
+  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{0});
+  ExpectFilesIntact(*vol_, std::map<std::string, uint64_t>{{"/f", 2 << 20}});
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
+}
+
+}  // namespace
+}  // namespace zonestack::zfs
