@@ -123,6 +123,12 @@ absl::StatusOr<std::shared_ptr<zfs::Volume>> MountLocked(Registry& r, const Zone
     if (!made.ok()) return WithContext(made.status(), key);
     scheme = *made;
     options.placement = scheme;
+    // Every scheme gives each SST zones of its own and resets a zone when
+    // its SST dies (HHZS 4.1: "we reset a zone to reclaim its space only
+    // when the WAL data or the SST in the zone is deleted"): no background
+    // GC, which on a deliberately full SSD would copy 94%-valid SST zones
+    // to reclaim their padding. GC still runs before reporting no space.
+    options.gc_free_zone_threshold = -1;
   } else {
     auto placement = policy::MakePlacementPolicy(config.placement);
     if (!placement.ok()) return WithContext(placement.status(), key);

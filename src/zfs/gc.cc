@@ -17,7 +17,7 @@ bool VolumeImpl::BelowGcThreshold(uint32_t device) const {
   // Empty zones kept for the WAL/cache pool are not free for general data.
   const uint32_t reserve = PoolReserve(device, DeviceViews());
   const size_t usable = m.empty.size() > reserve ? m.empty.size() - reserve : 0;
-  return m.data_zones > 0 && usable <= options_.gc_free_zone_threshold * m.data_zones;
+  return options_.gc_free_zone_threshold >= 0 && m.data_zones > 0 && usable <= options_.gc_free_zone_threshold * m.data_zones;
 }
 
 std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device) const {

@@ -28,6 +28,7 @@ struct MountOptions {
   std::shared_ptr<policy::PlacementPolicy> placement;  // null = "lifetime"
   // GC starts when a device's empty zones fall to this fraction of its data
   // zones, and frees zones until they are back above it.
+  // Negative: no background GC (GC still runs before reporting no space).
   double gc_free_zone_threshold = 0.10;
   bool gc_cost_benefit = false;  // false = greedy (least valid bytes first)
   bool read_only = false;        // for inspection tools: no writes at all
