@@ -76,6 +76,7 @@ class Setup:
         self.threads = a.threads
         self.ops = a.ops
         self.hdd_zones = a.hdd_zones
+        self.block_cache_bytes = a.block_cache
 
     def devices(self, ssd_zones):
         # Available SSD zones + the label zone, 2 metadata zones and the one
@@ -109,7 +110,7 @@ class Setup:
         # at K = 1024, and RocksDB's LRU then drops released blocks instead
         # of evicting them (so nothing reaches the SSD cache). Block counts
         # per SST shrink with K, so keep the cache at 64 blocks or more.
-        return max(BLOCK_CACHE // self.k, 256 * 1024)
+        return self.block_cache_bytes or max(BLOCK_CACHE // self.k, 256 * 1024)
 
     def migration_rate(self, paper_rate=MIGRATION_RATE):
         return paper_rate * 128 / self.k
@@ -396,6 +397,8 @@ def main():
     ap.add_argument("--records", type=int, default=0, help="default: 200 GiB / 1 KiB / scale")
     ap.add_argument("--ops", type=int, default=0, help="operations per run phase (default per experiment)")
     ap.add_argument("--threads", type=int, default=8)
+    ap.add_argument("--block-cache", type=int, default=0,
+                    help="block cache bytes (default: max(8 MiB / scale, 256 KiB))")
     ap.add_argument("--hdd-zones", type=int, default=3000)
     ap.add_argument("--interval", type=float, default=1.0)
     ap.add_argument("--timing", default="real", choices=["real", "sim", "none"])

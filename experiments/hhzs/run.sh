@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# One HHZS paper experiment (or all): builds zsbench if needed, runs it
+# through run.py, writes experiments/hhzs/results/EXP/{table.md,*.json,*.png}.
+#   experiments/hhzs/run.sh exp1 [--scale 2048] [--ops 8000] ...
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bash scripts/deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+ninja -C build zsbench >/dev/null
+python3 -c "import matplotlib" 2>/dev/null || pip install -q -r experiments/requirements.txt
+exec python3 experiments/hhzs/run.py "$@"
