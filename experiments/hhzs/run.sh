@@ -7,5 +7,8 @@ cd "$(dirname "$0")/../.."
 bash scripts/deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build zsbench >/dev/null
-python3 -c "import matplotlib" 2>/dev/null || pip install -q -r experiments/requirements.txt
+if ! python3 -c "import matplotlib" 2>/dev/null; then
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-matplotlib
+fi
 exec python3 experiments/hhzs/run.py "$@"
