@@ -7,8 +7,11 @@ cd "$(dirname "$0")/../.."
 bash scripts/deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 ninja -C build zsbench >/dev/null
-if ! python3 -c "import matplotlib" 2>/dev/null; then
+# Debian's python3-matplotlib lives in the system interpreter, which may not
+# be the first python3 on PATH (pyenv).
+py=/usr/bin/python3; [ -x "$py" ] || py=python3
+if ! "$py" -c "import matplotlib" 2>/dev/null; then
   sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-matplotlib
 fi
-exec python3 experiments/hhzs/run.py "$@"
+exec "$py" experiments/hhzs/run.py "$@"
