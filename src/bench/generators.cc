@@ -151,15 +151,19 @@ int64_t ZipfianGenerator::NextForUniform(double u, int64_t item_count) {
 
 absl::StatusOr<ScrambledZipfianGenerator> ScrambledZipfianGenerator::Create(int64_t min,
                                                                             int64_t max,
-                                                                            double theta) {
+                                                                            double theta,
+                                                                            int64_t items) {
   if (min > max) {
     return absl::InvalidArgumentError(absl::StrCat("scrambled zipfian: min ", min, " > max ", max));
   }
+  if (items < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("scrambled zipfian: ", items, " items"));
+  }
   // YCSB compares the constant exactly: only 0.99 has a precomputed zeta.
   absl::StatusOr<ZipfianGenerator> gen =
-      theta == kDefaultZipfianConstant
+      theta == kDefaultZipfianConstant && items == kItemCount
           ? ZipfianGenerator::CreateWithZeta(0, kItemCount, theta, kZetan)
-          : ZipfianGenerator::Create(0, kItemCount, theta);
+          : ZipfianGenerator::Create(0, items, theta);
   if (!gen.ok()) return gen.status();
   return ScrambledZipfianGenerator(*std::move(gen), min, max - min + 1);
 }

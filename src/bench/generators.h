@@ -122,8 +122,12 @@ class ScrambledZipfianGenerator {
   static constexpr double kZetan = 26.46902820178302;
 
   // min..max inclusive; other constants compute zeta(10^10 + 1, theta).
+  // `items` replaces YCSB's 10^10-item space (experiments scaled down by K
+  // shrink it by K too, so the hottest 1% of keys keep about the share of
+  // draws they have at full size); REQUIRES for success: items >= 1.
   static absl::StatusOr<ScrambledZipfianGenerator> Create(
-      int64_t min, int64_t max, double theta = kDefaultZipfianConstant);
+      int64_t min, int64_t max, double theta = kDefaultZipfianConstant,
+      int64_t items = kItemCount);
 
   int64_t Next(std::mt19937_64& rng);
 

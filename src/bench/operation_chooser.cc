@@ -19,7 +19,7 @@ MakeKeyChooser(const WorkloadSpec& spec, const SharedWorkloadState& shared) {
       const auto expected_new_keys = static_cast<int64_t>(
           static_cast<double>(spec.operation_count) * spec.insert_proportion * 2.0);
       return ScrambledZipfianGenerator::Create(0, spec.record_count + expected_new_keys,
-                                               spec.zipfian_constant);
+                                               spec.zipfian_constant, spec.zipfian_items);
     }
     case RequestDistribution::kLatest:
       return SkewedLatestGenerator::Create(shared.insert_sequence.Last());

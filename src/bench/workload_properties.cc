@@ -135,6 +135,7 @@ const std::vector<Property>& Properties() {
            {"hotspot", RequestDistribution::kHotspot}},
           " (YCSB's exponential and sequential are not supported)"),
       NumberProperty("zipfianconstant", &S::zipfian_constant),
+      IntProperty("zipfianitems", &S::zipfian_items, 1),
       IntProperty("minscanlength", &S::min_scan_length, 1),
       IntProperty("maxscanlength", &S::max_scan_length, 1),
       EnumProperty<ScanLengthDistribution>("scanlengthdistribution", &S::scan_length_distribution,

@@ -41,6 +41,9 @@ struct WorkloadSpec {
   // requestdistribution=zipfian only; "latest" and zipfian scan lengths keep
   // YCSB's 0.99.
   double zipfian_constant = kDefaultZipfianConstant;
+  // ZoneStack's `zipfianitems`: the item space YCSB's scrambled zipfian
+  // draws from before hashing onto the keys (YCSB fixes it at 10^10).
+  int64_t zipfian_items = ScrambledZipfianGenerator::kItemCount;
   int64_t min_scan_length = 1;     // minscanlength
   int64_t max_scan_length = 1000;  // maxscanlength
   ScanLengthDistribution scan_length_distribution = ScanLengthDistribution::kUniform;

@@ -216,6 +216,27 @@ TEST(ScrambledZipfianTest, OtherConstantsUseTheirOwnZeta) {
   EXPECT_NEAR(counts[YcsbHash(0) % kKeys], kDraws * p, FiveSigma(kDraws, p));
 }
 
+// A smaller item space (scaled-down experiments) gives the hottest key its
+// zipfian share of that space, and leaves less of a uniform floor.
+TEST(ScrambledZipfianTest, ItemSpaceSetsTheHeadsShare) {
+  constexpr int64_t kKeys = 10'000;
+  constexpr int64_t kItems = 1'000'000;
+  constexpr int64_t kDraws = 200'000;
+  ScrambledZipfianGenerator gen =
+      ValueOrDie(ScrambledZipfianGenerator::Create(0, kKeys - 1, 0.9, kItems));
+  std::mt19937_64 rng(13);
+  std::vector<int64_t> counts(kKeys);
+  for (int64_t i = 0; i < kDraws; ++i) ++counts[gen.Next(rng)];
+  const double zeta = Zeta(kItems + 1, 0.9);
+  const double head = 1 / zeta;
+  const double floor = (1 - Zeta(kKeys, 0.9) / zeta) / kKeys;  // the tail hashed onto a key
+  const int64_t hottest = YcsbHash(0) % kKeys;
+  EXPECT_NEAR(counts[hottest], kDraws * (head + floor), FiveSigma(kDraws, head + floor));
+  // The default 10^10 space gives the same key less than half of that.
+  EXPECT_LT(1 / Zeta(ScrambledZipfianGenerator::kItemCount + 1, 0.9), head / 2);
+  EXPECT_FALSE(ScrambledZipfianGenerator::Create(0, kKeys - 1, 0.9, 0).ok());
+}
+
 // ----------------------------------------------------------------- Latest
 
 TEST(SkewedLatestTest, FavorsTheNewestKeys) {

@@ -140,14 +140,16 @@ TEST(PropertiesTest, ErrorsNameTheLineAndKey) {
   EXPECT_NE(error("# comment\nrecordcount").find("line 2: expected key=value"), std::string::npos);
   EXPECT_NE(error("recordcount=0").find("recordcount"), std::string::npos);
   EXPECT_NE(error("zipfianconstant=-1").find("zipfianconstant"), std::string::npos);
+  EXPECT_NE(error("zipfianitems=0").find("zipfianitems"), std::string::npos);
   EXPECT_NE(error("readproportion=0\nupdateproportion=0").find("all 0"), std::string::npos);
   EXPECT_NE(error("maxscanlength=0").find("maxscanlength"), std::string::npos);
   EXPECT_NE(error("fieldlengthdistribution=zipfian").find("expected constant"), std::string::npos);
   // Later keys win, as in java.util.Properties; ':' separates too.
   const WorkloadSpec spec =
-      ValueOrDie(ParseWorkloadProperties("recordcount=5\nrecordcount : 7\nkeysize=24"));
+      ValueOrDie(ParseWorkloadProperties("recordcount=5\nrecordcount : 7\nkeysize=24\nzipfianitems=4882812"));
   EXPECT_EQ(spec.record_count, 7);
   EXPECT_EQ(spec.key_size, 24);
+  EXPECT_EQ(spec.zipfian_items, 4882812);
 }
 
 // ------------------------------------------------------------ HHZS specs

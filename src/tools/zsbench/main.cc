@@ -37,6 +37,7 @@ struct Args {
   int key_size = 24;
   int value_size = 1000;
   double zipf = 0;  // 0 = the workload's own
+  int64_t zipf_items = 0;  // 0 = YCSB's 10^10
   std::string db = "/db";
   std::string json;
   std::vector<std::string> rocksdb_options;  // name=value
@@ -76,6 +77,7 @@ absl::StatusOr<std::vector<PhaseSpec>> Phases(const Args& a) {
     w.field_count = 1;
     w.field_length = a.value_size;
     if (a.zipf > 0) w.zipfian_constant = a.zipf;
+    if (a.zipf_items > 0) w.zipfian_items = a.zipf_items;
     p->ops = w.phase == zs::bench::Phase::kLoad ? a.records : w.operation_count;
     if (p->dbbench == zs::zsbench::DbBenchOp::kFillSeq) p->ops = a.records;
     p->seconds = a.seconds;
@@ -250,6 +252,10 @@ int main(int argc, char** argv) {
   app.add_option("--key-size", a.key_size, "key bytes (HHZS: 24)");
   app.add_option("--value-size", a.value_size, "value bytes (HHZS: 1000)");
   app.add_option("--zipf", a.zipf, "zipfian constant for zipfian requests (default: the workload's)");
+  app.add_option("--zipf-items", a.zipf_items,
+                 "item space of the scrambled zipfian (default: YCSB's 10^10; scaled-down "
+                 "experiments divide it too)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--interval", a.interval, "seconds between samples")->check(CLI::PositiveNumber);
   app.add_option("--db", a.db, "DB path");
   app.add_option("--json", a.json, "write results here (schema: docs/zsbench.md)");
@@ -283,7 +289,8 @@ int main(int argc, char** argv) {
                            {"seconds", a.seconds},   {"warmup", a.warmup},
                            {"rate", a.rate},         {"seed", a.seed},
                            {"key_size", a.key_size}, {"value_size", a.value_size},
-                           {"zipf", a.zipf},         {"rocksdb_options", a.rocksdb_options},
+                           {"zipf", a.zipf},         {"zipf_items", a.zipf_items},
+                           {"rocksdb_options", a.rocksdb_options},
                            {"interval", a.interval}, {"workload_file", a.workload_file},
                            {"db", a.db}};
     std::ofstream out(a.json);
