@@ -1,6 +1,6 @@
 // Device URIs:
 //   emu:PRESET[?param=value&...]   an emulated device (presets.cc)
-//   zbd:/dev/NAME                  a real zoned block device (not yet built)
+//   zbd:/dev/NAME                  a real zoned block device (zbd_device.h)
 #include <cmath>
 #include <map>
 
@@ -9,6 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "device/emulated_device.h"
 #include "device/presets.h"
+#include "device/zbd_device.h"
 
 namespace zonestack::device {
 namespace {
@@ -134,8 +135,14 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
 absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenDevice(const std::string& uri) {
   if (uri.starts_with("emu:")) return OpenEmulated(uri, uri.substr(4));
   if (uri.starts_with("zbd:")) {
-    return absl::UnimplementedError(absl::StrCat(
-        "device URI '", uri, "': real zoned block devices (libzbd) are not built yet"));
+    const std::string path = uri.substr(4);
+    if (!path.starts_with("/")) return BadUri(uri, "expected zbd:/dev/NAME, an absolute path");
+    auto dev = ZbdDevice::Open(path);
+    if (!dev.ok()) {
+      return absl::Status(dev.status().code(),
+                          absl::StrCat("device URI '", uri, "': ", dev.status().message()));
+    }
+    return std::unique_ptr<ZonedDevice>(std::move(*dev));
   }
   return BadUri(uri, "unknown scheme; use emu:PRESET?... (presets: " + PresetNames() +
                          ") or zbd:/dev/NAME");

@@ -67,7 +67,9 @@ struct ZoneInfo {
   uint64_t start = 0;
   uint64_t size = 0;           // distance to the next zone's start
   uint64_t capacity = 0;       // writable bytes (<= size); depends on cell mode
-  uint64_t write_pointer = 0;  // start + bytes written; meaningless for kConventional
+  // start + bytes written; meaningless for kConventional, and not valid
+  // (ZNS, ZBC) for kReadOnly and kOffline, whose value is device-specific.
+  uint64_t write_pointer = 0;
   ZoneType type = ZoneType::kSequentialWriteRequired;
   ZoneState state = ZoneState::kEmpty;
   CellMode cell_mode = CellMode::kNone;

@@ -84,7 +84,10 @@ class ZoneStateMachine {
   // implicitly opened zone the device may close at the open limit.
   absl::Status CheckOpenResources(const Zone& z, CellMode mode) const;
   void AcquireOpen(uint32_t zone, ZoneState target, CellMode mode);
+  // At the open limit, closes the implicitly opened zone AutoCloseVictim
+  // names to make room for another open.
   void AutoCloseIfAtLimit();
+  uint32_t AutoCloseVictim() const;
   void ReleaseResources(Zone& z);
   void SetState(Zone& z, ZoneState s);
   void ResetToEmpty(Zone& z);
@@ -101,6 +104,7 @@ class ZoneStateMachine {
   uint32_t active_qlc_ = 0;
   uint64_t next_open_seq_ = 0;
   std::set<std::pair<uint64_t, uint32_t>> implicitly_open_;  // (seq, zone)
+  uint32_t auto_close_cursor_;  // ZBC: where the next auto-close search starts
 };
 
 }  // namespace zonestack::device

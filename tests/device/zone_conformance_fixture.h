@@ -1,10 +1,20 @@
 // The conformance suite's devices and fixtures, shared by
 // zone_conformance_test.cc, zone_limits_test.cc and zone_protocol_test.cc.
+//
+// The device under test is the emulator, configured as each fixture's
+// model, or with ZONESTACK_ZBD_DEVICE=/dev/NAME a real zoned block device
+// (real_device.h), which must be configured like the model it is checked
+// against (limits, conventional zones, block size; scripts/vm_test.sh sets
+// up an NVMe ZNS namespace for the ZNS cases and null_blk for the ZBC
+// ones). Fixtures whose model the real device does not follow (the other
+// protocol, cell modes, Simple Copy) are skipped, and so are cases whose
+// premise it does not share (REQUIRE_DEVICE).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -14,6 +24,7 @@
 #include "device/zone_error.h"
 #include "device/zoned_device.h"
 #include "device_test_util.h"
+#include "real_device.h"
 
 namespace zonestack::device::conformance {
 
@@ -76,22 +87,33 @@ inline DeviceInfo HznsInfo() {
   return i;
 }
 
+// Skips a case whose premise the device under test does not share. The
+// emulator, configured as the fixture's model, always shares it.
+#define REQUIRE_DEVICE(premise) \
+  if (!(premise)) GTEST_SKIP() << "the device under test lacks the premise " #premise
+
 // Builds the device under test and wraps the zone arithmetic the tests
 // share. Everything goes through ZonedDevice except fault injection.
 class DeviceHarness {
  protected:
-  void Open(const DeviceInfo& info) {
+  // A new device like `model`: the emulator, or the real device.
+  void Open(const DeviceInfo& model) {
+    if (const std::string real = RealDevicePath(); !real.empty()) {
+      OpenReal(real, model);
+      return;
+    }
     EmulatorOptions opts;
-    opts.info = info;  // timing stays null: instant
+    opts.info = model;  // timing stays null: instant
     auto dev = EmulatedDevice::Create(std::move(opts));
     ASSERT_TRUE(dev.ok()) << dev.status();
-    emulator_ = dev->get();
+    faults_ = EmulatorFaults(dev->get());
     device_ = std::move(*dev);
   }
 
   ZonedDevice& dev() { return *device_; }
   // Media failures only a device can declare.
-  EmulatedDevice& emulator() { return *emulator_; }
+  FaultInjector& emulator() { return *faults_; }
+  bool CanInjectFaults() const { return faults_->available(); }
 
   // The i-th zone with a write pointer.
   uint32_t Seq(uint32_t i) { return dev().info().num_conventional_zones + i; }
@@ -135,8 +157,33 @@ class DeviceHarness {
   int ActiveCount() { return CountZones(&ZoneInfo::IsActive); }
 
  private:
+  void OpenReal(const std::string& path, const DeviceInfo& model) {
+    if (model.supports_slc || model.supports_simple_copy) {
+      GTEST_SKIP() << "model " << model.name << " has cell modes or Simple Copy; "
+                   << "Linux zoned block devices have neither";
+    }
+    auto dev = OpenFreshRealDevice(path);
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    const DeviceInfo& got = (*dev)->info();
+    if (got.protocol != model.protocol) {
+      GTEST_SKIP() << path << " follows " << (got.protocol == Protocol::kZns ? "ZNS" : "ZBC")
+                   << "; model " << model.name << " does not";
+    }
+    // The cases count on the model's limits and layout.
+    const std::string hint = " (configure " + path + " like model " + model.name + ")";
+    ASSERT_EQ(got.block_size, model.block_size) << "block size" << hint;
+    ASSERT_EQ(got.max_open_zones, model.max_open_zones) << "max open zones" << hint;
+    ASSERT_EQ(got.max_active_zones, model.max_active_zones) << "max active zones" << hint;
+    ASSERT_EQ(got.num_conventional_zones, model.num_conventional_zones)
+        << "conventional zones" << hint;
+    ASSERT_GE(got.num_zones, model.num_conventional_zones + 8) << "zones" << hint;
+    ASSERT_GT(got.max_append_bytes, 0u) << "zone append limit" << hint;
+    faults_ = RealDeviceFaults(**dev);
+    device_ = std::move(*dev);
+  }
+
   std::unique_ptr<ZonedDevice> device_;
-  EmulatedDevice* emulator_ = nullptr;
+  std::unique_ptr<FaultInjector> faults_;
 };
 
 // Behaviors ZNS and ZBC share, run on both.
