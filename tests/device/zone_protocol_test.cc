@@ -123,14 +123,42 @@ TEST_F(ZbcZoneTest, AutoCloseTakesZonesByNumberRoundRobinNotOldestFirst) {
   ASSERT_OK(WriteAt(Start(Seq(3)), kBlock));
   EXPECT_EQ(State(Seq(0)), ZoneState::kClosed);
   EXPECT_EQ(State(Seq(2)), ZoneState::kImplicitlyOpened);
-  // Frees an active resource. (Finish would not do: null_blk wants an open
-  // resource to finish a closed zone, and refuses with all three open.)
+  // Frees an active resource (finish would need an open one, see below).
   ASSERT_OK(dev().ResetZone(Seq(0), kCtx));
   ASSERT_OK(WriteAt(Start(Seq(4)), kBlock));
   EXPECT_EQ(State(Seq(1)), ZoneState::kClosed);
   EXPECT_EQ(State(Seq(2)), ZoneState::kImplicitlyOpened);
   EXPECT_EQ(State(Seq(3)), ZoneState::kImplicitlyOpened);
   EXPECT_EQ(State(Seq(4)), ZoneState::kImplicitlyOpened);
+}
+
+TEST_F(ZbcZoneTest, FinishOfEmptyZoneAtOpenLimitClosesAnImplicitlyOpenedZone) {
+  // The zone passes through open on its way to full (null_blk).
+  for (uint32_t i = 0; i < 3; ++i) ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
+  ASSERT_OK(dev().FinishZone(Seq(3), kCtx));
+  EXPECT_EQ(State(Seq(3)), ZoneState::kFull);
+  EXPECT_EQ(State(Seq(0)), ZoneState::kClosed);
+  EXPECT_EQ(OpenCount(), 2);
+}
+
+TEST_F(ZbcZoneTest, FinishOfClosedZoneWithOpenAndActiveLimitsReachedIsTooManyOpen) {
+  // null_blk closes no zone to make room while the active limit is
+  // reached, though the closed zone is already active.
+  ASSERT_OK(WriteAt(Start(Seq(0)), kBlock));
+  ASSERT_OK(dev().CloseZone(Seq(0), kCtx));
+  for (uint32_t i = 1; i < 4; ++i) ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
+  EXPECT_ZONE_ERROR(dev().FinishZone(Seq(0), kCtx), ZoneError::kTooManyOpen);
+  EXPECT_EQ(State(Seq(0)), ZoneState::kClosed);
+  EXPECT_EQ(OpenCount(), 3);
+}
+
+TEST_F(ZbcZoneTest, WriteToClosedZoneWithOpenAndActiveLimitsReachedIsTooManyOpen) {
+  ASSERT_OK(WriteAt(Start(Seq(0)), kBlock));
+  ASSERT_OK(dev().CloseZone(Seq(0), kCtx));
+  for (uint32_t i = 1; i < 4; ++i) ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
+  EXPECT_ZONE_ERROR(WriteAt(Start(Seq(0)) + kBlock, kBlock), ZoneError::kTooManyOpen);
+  EXPECT_EQ(State(Seq(0)), ZoneState::kClosed);
+  EXPECT_EQ(Written(Seq(0)), kBlock);
 }
 
 TEST_F(ZbcZoneTest, ReadBeyondWritePointerIsReadBeyondWp) {
