@@ -33,17 +33,9 @@ absl::Status ValidateGeometry(const DeviceInfo& info) {
   return absl::OkStatus();
 }
 
-// Append and Simple Copy name a zone, not an offset. A full zone whose
-// capacity equals its size has its write pointer at the next zone's start,
-// where CheckWrite would judge the next zone, so check the named one first.
+// Append and Simple Copy check the zone they name (zone_error.h).
 absl::Status CheckZoneTakesWrites(const ZoneInfo& z) {
-  const std::string where = absl::StrCat("zone ", z.index);
-  switch (z.state) {
-    case ZoneState::kFull: return MakeZoneError(ZoneError::kZoneFull, where);
-    case ZoneState::kReadOnly: return MakeZoneError(ZoneError::kReadOnly, where);
-    case ZoneState::kOffline: return MakeZoneError(ZoneError::kOffline, where);
-    default: return absl::OkStatus();
-  }
+  return CheckZoneTakesWrites(z, absl::StrCat("zone ", z.index));
 }
 
 }  // namespace

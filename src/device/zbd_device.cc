@@ -66,6 +66,14 @@ struct FreeDeleter {
 };
 using AlignedBuffer = std::unique_ptr<uint8_t, FreeDeleter>;
 
+// O_DIRECT needs block-aligned memory: a bounce buffer for `bytes` of
+// caller data (at most kBounceBytes), or none when `data` is aligned.
+AlignedBuffer BounceFor(const void* data, uint64_t bytes, uint32_t block_size) {
+  if (reinterpret_cast<uintptr_t>(data) % block_size == 0) return nullptr;
+  return AlignedBuffer(static_cast<uint8_t*>(
+      std::aligned_alloc(block_size, std::min<uint64_t>(bytes, kBounceBytes))));
+}
+
 // The geometry DeviceInfo describes, from a report of every zone: the
 // lowest-numbered zones may be conventional, all zones share one size
 // (a smaller last "runt" zone is left out), the first sequential zone's
@@ -106,17 +114,6 @@ absl::Status DescribeZones(const std::vector<zbd_zone>& zones, const std::string
         info->zone_capacity, " is not a multiple of the block size ", info->block_size));
   }
   return absl::OkStatus();
-}
-
-// The state checks Append makes on the zone it names before writing at
-// its write pointer, which is meaningless in these states.
-absl::Status CheckZoneTakesWrites(const ZoneInfo& z, const std::string& where) {
-  switch (z.state) {
-    case ZoneState::kFull: return MakeZoneError(ZoneError::kZoneFull, where);
-    case ZoneState::kReadOnly: return MakeZoneError(ZoneError::kReadOnly, where);
-    case ZoneState::kOffline: return MakeZoneError(ZoneError::kOffline, where);
-    default: return absl::OkStatus();
-  }
 }
 
 }  // namespace
@@ -237,12 +234,8 @@ absl::Status ZbdDevice::CommandError(ZbdCommand cmd, int err, uint64_t offset,
 }
 
 absl::Status ZbdDevice::ReadDirect(uint64_t offset, std::span<uint8_t> dst) {
-  const bool aligned = reinterpret_cast<uintptr_t>(dst.data()) % info_.block_size == 0;
-  AlignedBuffer bounce;
-  if (!aligned) {
-    bounce.reset(static_cast<uint8_t*>(
-        std::aligned_alloc(info_.block_size, std::min<uint64_t>(dst.size(), kBounceBytes))));
-  }
+  const AlignedBuffer bounce = BounceFor(dst.data(), dst.size(), info_.block_size);
+  const bool aligned = bounce == nullptr;
   uint64_t done = 0;
   while (done < dst.size()) {
     const uint64_t n = std::min<uint64_t>(dst.size() - done, aligned ? kMaxIoBytes : kBounceBytes);
@@ -261,12 +254,8 @@ absl::Status ZbdDevice::ReadDirect(uint64_t offset, std::span<uint8_t> dst) {
 }
 
 absl::Status ZbdDevice::WriteDirect(uint64_t offset, std::span<const uint8_t> src) {
-  const bool aligned = reinterpret_cast<uintptr_t>(src.data()) % info_.block_size == 0;
-  AlignedBuffer bounce;
-  if (!aligned) {
-    bounce.reset(static_cast<uint8_t*>(
-        std::aligned_alloc(info_.block_size, std::min<uint64_t>(src.size(), kBounceBytes))));
-  }
+  const AlignedBuffer bounce = BounceFor(src.data(), src.size(), info_.block_size);
+  const bool aligned = bounce == nullptr;
   uint64_t done = 0;
   while (done < src.size()) {
     const uint64_t n = std::min<uint64_t>(src.size() - done, aligned ? kMaxIoBytes : kBounceBytes);

@@ -59,6 +59,15 @@ absl::Status MakeZoneError(ZoneError e, const std::string& message) {
   return s;
 }
 
+absl::Status CheckZoneTakesWrites(const ZoneInfo& z, const std::string& where) {
+  switch (z.state) {
+    case ZoneState::kFull: return MakeZoneError(ZoneError::kZoneFull, where);
+    case ZoneState::kReadOnly: return MakeZoneError(ZoneError::kReadOnly, where);
+    case ZoneState::kOffline: return MakeZoneError(ZoneError::kOffline, where);
+    default: return absl::OkStatus();
+  }
+}
+
 ZoneError GetZoneError(const absl::Status& status) {
   if (status.ok()) return ZoneError::kNone;
   auto payload = status.GetPayload(kPayloadUrl);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "device/zone.h"
 
 namespace zonestack::device {
 
@@ -32,6 +33,12 @@ const char* ToString(ZoneError e);
 
 // Builds the status for `e` with a message that says what was attempted.
 absl::Status MakeZoneError(ZoneError e, const std::string& message);
+
+// OK if zone `z` can take a write at its write pointer; else the zone error
+// its state gives (full, read-only, offline), with `where` in the message.
+// Append and Simple Copy name a zone, not an offset, so they check the named
+// zone: a full zone's write pointer may lie at the next zone's start.
+absl::Status CheckZoneTakesWrites(const ZoneInfo& z, const std::string& where);
 
 // The zone error a status carries, kNone for OK or for other errors.
 ZoneError GetZoneError(const absl::Status& status);
