@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "rocksdb/background_job.h"
 #include "rocksdb/ssd_secondary_cache.h"
 #include "rocksdb/status_map.h"
 
@@ -28,6 +29,13 @@ std::vector<std::pair<uint64_t, int>> Inputs(const rocksdb::CompactionJobInfo& c
 std::string JoinPath(const std::string& dir, const std::string& name) {
   if (!dir.empty() && dir.back() == '/') return dir + name;
   return absl::StrCat(dir, "/", name);
+}
+
+// A flush (or recovery) writes its SST between OnTableFileCreationStarted and
+// OnTableFileCreated on one thread, and reads it back there to verify it.
+bool IsFlushLike(rocksdb::TableFileCreationReason reason) {
+  return reason == rocksdb::TableFileCreationReason::kFlush ||
+         reason == rocksdb::TableFileCreationReason::kRecovery;
 }
 
 }  // namespace
@@ -88,6 +96,7 @@ void HintListener::DbClosed() {
 }
 
 void HintListener::OnTableFileCreationStarted(const rocksdb::TableFileCreationBriefInfo& info) {
+  if (IsFlushLike(info.reason)) EnterBackgroundJob(BackgroundJob::kFlush);
   const int64_t number = policy::SstNumber(info.file_path);
   tls_started_sst = number;
   if (number < 0) return;
@@ -108,6 +117,7 @@ void HintListener::OnTableFileCreationStarted(const rocksdb::TableFileCreationBr
 }
 
 void HintListener::OnCompactionBegin(rocksdb::DB* /*db*/, const rocksdb::CompactionJobInfo& ci) {
+  EnterBackgroundJob(BackgroundJob::kCompaction);
   absl::MutexLock lock(&mu_);
   jobs_[ci.job_id] = Job{};
   // Compaction hint (i): the selected SSTs and the level they merge into.
@@ -115,6 +125,7 @@ void HintListener::OnCompactionBegin(rocksdb::DB* /*db*/, const rocksdb::Compact
 }
 
 void HintListener::OnSubcompactionBegin(const rocksdb::SubcompactionJobInfo& si) {
+  EnterBackgroundJob(BackgroundJob::kCompaction);
   absl::MutexLock lock(&mu_);
   auto [it, added] = jobs_.try_emplace(si.job_id);
   if (added) {
@@ -127,6 +138,7 @@ void HintListener::OnSubcompactionBegin(const rocksdb::SubcompactionJobInfo& si)
 }
 
 void HintListener::OnSubcompactionCompleted(const rocksdb::SubcompactionJobInfo& si) {
+  LeaveBackgroundJob(BackgroundJob::kCompaction);
   absl::MutexLock lock(&mu_);
   auto it = jobs_.find(si.job_id);
   if (it == jobs_.end() || !it->second.from_subcompactions) return;
@@ -137,6 +149,7 @@ void HintListener::OnSubcompactionCompleted(const rocksdb::SubcompactionJobInfo&
 }
 
 void HintListener::OnTableFileCreated(const rocksdb::TableFileCreationInfo& info) {
+  if (IsFlushLike(info.reason)) LeaveBackgroundJob(BackgroundJob::kFlush);
   int64_t number = policy::SstNumber(info.file_path);
   if (number < 0) number = tls_started_sst;  // "(nil)": an empty output
   tls_started_sst = -1;
@@ -200,6 +213,7 @@ void HintListener::FinishJobLocked(const rocksdb::CompactionJobInfo& ci) {
 
 void HintListener::OnCompactionCompleted(rocksdb::DB* /*db*/,
                                          const rocksdb::CompactionJobInfo& ci) {
+  LeaveBackgroundJob(BackgroundJob::kCompaction);
   absl::MutexLock lock(&mu_);
   FinishJobLocked(ci);
 }

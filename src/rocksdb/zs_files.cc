@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "rocksdb/background_job.h"
 #include "rocksdb/status_map.h"
 
 namespace zonestack::rocks {
@@ -148,13 +149,22 @@ rocksdb::IOStatus ZsRandomAccessFile::Read(uint64_t offset, size_t n,
                                            const rocksdb::IOOptions& options,
                                            rocksdb::Slice* result, char* scratch,
                                            rocksdb::IODebugContext* /*dbg*/) const {
-  // RocksDB 7.8 marks compaction reads with IO_LOW (compaction_job.cc);
-  // everything else on a random-access file serves a user read.
-  const device::IoClass io_class = options.rate_limiter_priority == rocksdb::Env::IO_LOW
-                                       ? device::IoClass::kCompaction
-                                       : device::IoClass::kUserRead;
+  // RocksDB 7.8 marks compaction reads with IO_LOW, but with IO_USER
+  // while writes stall; the listener's marks on this thread catch those
+  // (background_job.h). Everything else serves a user read.
+  device::IoClass io_class = device::IoClass::kUserRead;
+  switch (CurrentBackgroundJob()) {
+    case BackgroundJob::kCompaction: io_class = device::IoClass::kCompaction; break;
+    case BackgroundJob::kFlush: io_class = device::IoClass::kFlush; break;
+    case BackgroundJob::kNone:
+      if (options.rate_limiter_priority == rocksdb::Env::IO_LOW) {
+        io_class = device::IoClass::kCompaction;
+      }
+      break;
+  }
   // The per-SST read count behind HHZS's migration priorities (3.4). Table
-  // opens (footer, index) count too: RocksDB marks them no differently.
+  // opens on a user thread (footer, index) count too: RocksDB marks them
+  // no differently.
   if (sst_number_ >= 0 && io_class == device::IoClass::kUserRead) {
     scheme_->view().RecordRead(static_cast<uint64_t>(sst_number_));
   }

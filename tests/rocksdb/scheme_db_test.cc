@@ -142,6 +142,41 @@ TEST_F(SchemeDbTest, HhzsKeepsEveryKeyAcrossReopen) {
   for (const std::string& p : PartsOf(**db)->volume->Check()) ADD_FAILURE() << p;
 }
 
+uint64_t UserReadOps(zfs::Volume& volume) {
+  uint64_t ops = 0;
+  for (const auto& d : volume.devices()) {
+    ops += d->Stats().by_class[static_cast<int>(device::IoClass::kUserRead)].read_ops;
+  }
+  return ops;
+}
+
+// Flushes and compactions read SSTs (table verification, compaction
+// inputs), raised to IO_USER while writes are delayed: none of it may
+// count as a user read, in the device counters or in the SST read counts
+// behind HHZS's migration. Reads by the client do.
+TEST_F(SchemeDbTest, BackgroundReadsAreNotUserReads) {
+  const std::string config = WriteConfig(R"("scheme": {"name": "hhzs", "sst_bytes": 65536})");
+  rocksdb::Options options = LevelOptions();
+  options.level0_slowdown_writes_trigger = 2;  // writes delayed while L0 holds 2 SSTs
+  auto db = OpenDb(config, "/db", options);
+  ASSERT_TRUE(db.ok()) << db.status();
+  auto parts = PartsOf(**db);
+  Model model;
+  Fill(db->get(), 6000, 400, 20000, 9, &model);
+  ExpectNoMismatches(SettledMismatches(db->get()));
+  ASSERT_GE(MaxLevel(db->get()), 2) << "the workload should compact";
+  EXPECT_EQ(UserReadOps(*parts->volume), 0u);
+  for (const policy::SstInfo& s : parts->scheme->view().Ssts()) {
+    EXPECT_EQ(s.reads, 0u) << "SST " << s.number << " at L" << s.level;
+  }
+
+  CheckModel(db->get(), model);
+  EXPECT_GT(UserReadOps(*parts->volume), 0u);
+  uint64_t sst_reads = 0;
+  for (const policy::SstInfo& s : parts->scheme->view().Ssts()) sst_reads += s.reads;
+  EXPECT_GT(sst_reads, 0u);
+}
+
 TEST_F(SchemeDbTest, OneDbAtATimePerScheme) {
   const std::string config = WriteConfig(R"("placement": "p")");
   {
