@@ -156,6 +156,16 @@ class DeviceHarness {
   int OpenCount() { return CountZones(&ZoneInfo::IsOpen); }
   int ActiveCount() { return CountZones(&ZoneInfo::IsActive); }
 
+  // Takes every active resource with a closed zone: a block written to each
+  // of the first max_active_zones sequential zones, which are then closed.
+  // Call through ASSERT_NO_FATAL_FAILURE.
+  void CloseZonesUpToActiveLimit() {
+    for (uint32_t i = 0; i < dev().info().max_active_zones; ++i) {
+      ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
+      ASSERT_OK(dev().CloseZone(Seq(i), kCtx));
+    }
+  }
+
  private:
   void OpenReal(const std::string& path, const DeviceInfo& model) {
     if (model.supports_slc || model.supports_simple_copy) {

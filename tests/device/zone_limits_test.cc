@@ -168,10 +168,7 @@ TEST_P(ZoneConformanceTest, WriteToClosedZoneWhenAllOpenZonesAreExplicitIsTooMan
 }
 
 TEST_P(ZoneConformanceTest, ClosedZonesCountAgainstActiveLimit) {
-  for (uint32_t i = 0; i < 4; ++i) {
-    ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
-    ASSERT_OK(dev().CloseZone(Seq(i), kCtx));
-  }
+  ASSERT_NO_FATAL_FAILURE(CloseZonesUpToActiveLimit());
   ASSERT_EQ(OpenCount(), 0);
   EXPECT_ZONE_ERROR(WriteAt(Start(Seq(4)), kBlock), ZoneError::kTooManyActive);
   EXPECT_EQ(State(Seq(4)), ZoneState::kEmpty);
@@ -185,30 +182,21 @@ TEST_P(ZoneConformanceTest, AutoClosedZoneStillCountsAgainstActiveLimit) {
 }
 
 TEST_P(ZoneConformanceTest, OpenAtActiveLimitIsTooManyActive) {
-  for (uint32_t i = 0; i < 4; ++i) {
-    ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
-    ASSERT_OK(dev().CloseZone(Seq(i), kCtx));
-  }
+  ASSERT_NO_FATAL_FAILURE(CloseZonesUpToActiveLimit());
   EXPECT_ZONE_ERROR(dev().OpenZone(Seq(4), kCtx), ZoneError::kTooManyActive);
   EXPECT_EQ(State(Seq(4)), ZoneState::kEmpty);
 }
 
 TEST_P(ZoneConformanceTest, WriteToClosedZoneAtActiveLimitSucceeds) {
   // A closed zone is already active: reopening it needs only an open slot.
-  for (uint32_t i = 0; i < 4; ++i) {
-    ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
-    ASSERT_OK(dev().CloseZone(Seq(i), kCtx));
-  }
+  ASSERT_NO_FATAL_FAILURE(CloseZonesUpToActiveLimit());
   EXPECT_OK(WriteAt(Start(Seq(2)) + kBlock, kBlock));
   EXPECT_EQ(State(Seq(2)), ZoneState::kImplicitlyOpened);
   EXPECT_EQ(ActiveCount(), 4);
 }
 
 TEST_P(ZoneConformanceTest, FinishFreesAnActiveResource) {
-  for (uint32_t i = 0; i < 4; ++i) {
-    ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
-    ASSERT_OK(dev().CloseZone(Seq(i), kCtx));
-  }
+  ASSERT_NO_FATAL_FAILURE(CloseZonesUpToActiveLimit());
   ASSERT_OK(dev().FinishZone(Seq(0), kCtx));
   EXPECT_OK(WriteAt(Start(Seq(4)), kBlock));
   EXPECT_EQ(ActiveCount(), 4);

@@ -20,20 +20,14 @@ TEST_F(ZnsZoneTest, CloseOfExplicitlyOpenedZoneWithNothingWrittenKeepsItClosed) 
 TEST_F(ZnsZoneTest, FinishOfEmptyZoneAtActiveLimitSucceeds) {
   // An empty zone goes straight to full without taking an active resource
   // (QEMU's ZNS under Linux; ZBC differs, see ZbcZoneTest).
-  for (uint32_t i = 0; i < 4; ++i) {
-    ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
-    ASSERT_OK(dev().CloseZone(Seq(i), kCtx));
-  }
+  ASSERT_NO_FATAL_FAILURE(CloseZonesUpToActiveLimit());
   EXPECT_OK(dev().FinishZone(Seq(4), kCtx));
   EXPECT_EQ(State(Seq(4)), ZoneState::kFull);
   EXPECT_EQ(ActiveCount(), 4);
 }
 
 TEST_F(ZnsZoneTest, FinishOfActiveZoneAtActiveLimitSucceeds) {
-  for (uint32_t i = 0; i < 4; ++i) {
-    ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
-    ASSERT_OK(dev().CloseZone(Seq(i), kCtx));
-  }
+  ASSERT_NO_FATAL_FAILURE(CloseZonesUpToActiveLimit());
   EXPECT_OK(dev().FinishZone(Seq(0), kCtx));
   EXPECT_EQ(State(Seq(0)), ZoneState::kFull);
 }
@@ -106,10 +100,7 @@ TEST_F(ZbcZoneTest, CloseOfExplicitlyOpenedZoneWithNothingWrittenEmptiesIt) {
 
 TEST_F(ZbcZoneTest, FinishOfEmptyZoneNeedsAnActiveResource) {
   // The zone passes through active on its way to full (null_blk).
-  for (uint32_t i = 0; i < 4; ++i) {
-    ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
-    ASSERT_OK(dev().CloseZone(Seq(i), kCtx));
-  }
+  ASSERT_NO_FATAL_FAILURE(CloseZonesUpToActiveLimit());
   EXPECT_ZONE_ERROR(dev().FinishZone(Seq(4), kCtx), ZoneError::kTooManyActive);
   EXPECT_EQ(State(Seq(4)), ZoneState::kEmpty);
 }
