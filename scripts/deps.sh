@@ -6,6 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libxxhash-dev librocksdb-dev libzbd-dev
+  python3
 )
 
 missing=()

@@ -2,13 +2,15 @@
 """HHZS experiments (HHZS paper §2.3 O1-O4 and §4 Exp#1-Exp#6), scaled down.
 
     run.py EXPERIMENT [--scale K] [--records N] [--ops N] [--threads N]
-           [--out DIR] [--zsbench PATH] [--timing real|sim|none]
+           [--repeat N] [--out DIR] [--zsbench PATH] [--timing real|sim|none]
 
 EXPERIMENT: exp1 .. exp6, o1 .. o4, or all. Each experiment runs zsbench
 once per workload with every scheme of the experiment side by side (each
 scheme on a fresh volume, load then run, as the paper clears the storage
 and reloads before every workload), writes the zsbench JSON, a results
-table (table.md) and figures into OUT/EXPERIMENT/.
+table (table.md) and figures into OUT/EXPERIMENT/. --repeat N runs each
+comparison N times (exp1-exp5, o4, quick): every ratio is taken within one
+run and the tables give their mean and range over the N runs.
 
 Scaling (--scale K, default 1024): every size of the paper's setup is
 divided by K together: data (200 GiB -> 200 MiB of 1 KiB objects at K =
@@ -199,44 +201,73 @@ class Table:
         return "\n".join(lines) + "\n"
 
 
+def spread(values):
+    """One table cell for a value measured once per repeat: the mean, and
+    the lowest and highest in brackets when there was more than one run."""
+    m = sum(values) / len(values)
+    return f"{m:.3f}" if len(values) == 1 else f"{m:.3f} ({min(values):.3f}-{max(values):.3f})"
+
+
 def throughput_tables(results, schemes, base, title, phase_names):
+    """Throughput of each scheme over the base, each ratio taken within one
+    zsbench run (same process, same machine state) and then over repeats."""
     t = Table(title, ["workload"] + [f"{s} (x{base})" for s in schemes] + [f"{base} ops/s"])
-    for wl, res in results:
+    for wl, runs in results:
         for pn in phase_names(wl):
-            b = phase(res, base, pn)
-            if not b:
+            bases = [phase(res, base, pn) for res in runs]
+            if not all(b and b["ops_per_second"] for b in bases):
                 continue
             cells = []
             for s in schemes:
-                p = phase(res, s, pn)
-                cells.append(p["ops_per_second"] / b["ops_per_second"] if p and b["ops_per_second"] else "-")
-            t.add(pn, *cells, f"{b['ops_per_second']:.0f}")
+                ratios = [phase(res, s, pn)["ops_per_second"] / b["ops_per_second"]
+                          for res, b in zip(runs, bases) if phase(res, s, pn)]
+                cells.append(spread(ratios) if ratios else "-")
+            t.add(pn, *cells, f"{sum(b['ops_per_second'] for b in bases) / len(bases):.0f}")
+    return t
+
+
+def ahead_counts(results, scheme, others, title, phase_names):
+    """In how many runs `scheme` beat each of `others`, and all of them at once."""
+    t = Table(title, ["workload"] + [f"ahead of {o}" for o in others] + ["ahead of all"])
+    for wl, runs in results:
+        for pn in phase_names(wl):
+            rates = [{s: (phase(res, s, pn) or {}).get("ops_per_second", 0) for s in [scheme] + others}
+                     for res in runs]
+            ahead = [[r[scheme] > r[o] for o in others] for r in rates]
+            n = len(runs)
+            t.add(pn, *[f"{sum(a[i] for a in ahead)}/{n}" for i in range(len(others))],
+                  f"{sum(all(a) for a in ahead)}/{n}")
     return t
 
 
 def read_sources(results, schemes, title, phase_names):
-    """Where user reads were served: HDD share of device reads, SSD-cache hits."""
+    """Where user reads were served: HDD share of device reads, SSD-cache hits
+    (summed over repeats for the share, averaged for the counts)."""
     t = Table(title, ["workload", "scheme", "ops/s", "HDD share of user reads", "SSD-cache hits",
                       "SSTs migrated"])
-    for wl, res in results:
+    for wl, runs in results:
         for pn in phase_names(wl):
             if pn.endswith("-load"):
                 continue
             for s in schemes:
-                p = phase(res, s, pn)
-                if not p:
+                ps = [p for p in (phase(res, s, pn) for res in runs) if p]
+                if not ps:
                     continue
-                reads = [d.get("by_class", {}).get("user_read", {}).get("read_ops", 0) for d in p["devices"]]
-                state = p.get("scheme") or {}
-                hits = state.get("cache", {}).get("hits")
-                moved = state.get("migration", {}).get("files_moved")
-                t.add(pn, s, f"{p['ops_per_second']:.0f}",
-                      reads[-1] / sum(reads) if sum(reads) else "-",
-                      "-" if hits is None else str(hits), "-" if moved is None else str(moved))
+                reads = [sum(d.get("by_class", {}).get("user_read", {}).get("read_ops", 0)
+                             for d in p["devices"][-1:]) for p in ps]
+                total = [sum(d.get("by_class", {}).get("user_read", {}).get("read_ops", 0)
+                             for d in p["devices"]) for p in ps]
+                states = [p.get("scheme") or {} for p in ps]
+                hits = [st.get("cache", {}).get("hits") for st in states]
+                moved = [st.get("migration", {}).get("files_moved") for st in states]
+                mean = lambda v: "-" if None in v else f"{sum(v) / len(v):.0f}"
+                t.add(pn, s, f"{sum(p['ops_per_second'] for p in ps) / len(ps):.0f}",
+                      sum(reads) / sum(total) if sum(total) else "-", mean(hits), mean(moved))
     return t
 
 
 def run_workloads(a, setup, out, schemes, workloads, ops, ssd_zones=20, migration_rate=None, rate=0):
+    """Runs every workload --repeat times; returns [(workload, [zsbench result per repeat])]."""
     cfgs = [(s, setup.config(out, f"{s}-{ssd_zones}z", s, ssd_zones, migration_rate)) for s in schemes]
     results = []
     for wl in workloads:
@@ -246,16 +277,20 @@ def run_workloads(a, setup, out, schemes, workloads, ops, ssd_zones=20, migratio
         if a.settle:
             wl = wl.replace("-load,", "-load,settle,")
         safe = wl.replace(":", "_").replace(",", "+")
-        path = os.path.join(out, f"{safe}-{ssd_zones}z.json")
-        if a.reuse and os.path.exists(path):
-            with open(path) as f:
-                res = json.load(f)
-        else:
-            # A scan costs a block read per sorted run it spans (~20 HDD
-            # reads here against ~1 for a get), so E runs a tenth of the ops.
-            n = max(ops // 10, 100) if ops and wl.endswith("hhzs-e") else ops
-            res = zsbench(a, setup, cfgs, wl, path, n, rate)
-        results.append((wl.replace("settle,", ""), res))
+        # A scan costs a block read per sorted run it spans (~20 HDD reads
+        # here against ~1 for a get), so E runs a tenth of the ops.
+        n = max(ops // 10, 100) if ops and wl.endswith("hhzs-e") else ops
+        runs = []
+        for r in range(a.repeat):
+            # The first repeat keeps the single-run file name, so --reuse
+            # picks up results measured before --repeat existed.
+            path = os.path.join(out, f"{safe}-{ssd_zones}z" + (f"-r{r + 1}" if r else "") + ".json")
+            if a.reuse and os.path.exists(path):
+                with open(path) as f:
+                    runs.append(json.load(f))
+            else:
+                runs.append(zsbench(a, setup, cfgs, wl, path, n, rate))
+        results.append((wl.replace("settle,", ""), runs))
     return results
 
 
@@ -268,6 +303,8 @@ def exp1(a, setup, out):
     wls = [f"hhzs-{c}-load,hhzs-{c}" for c in "abcdef"]
     results = run_workloads(a, setup, out, schemes, wls, a.ops or 10000)
     t = throughput_tables(results, schemes, "b3", "Exp#1 throughput over B3", ycsb_phases)
+    ahead = ahead_counts(results, "hhzs", ["b3", "auto", "tiered"], "Exp#1 runs in which HHZS was ahead",
+                         ycsb_phases)
     sources = read_sources(results, schemes, "Exp#1 where reads went (run phases; cache hits and "
                            "migrations are counted from mount)", ycsb_phases)
     share = Table("Exp#1 share of each level's data on the SSD at the end of workload A",
@@ -275,7 +312,7 @@ def exp1(a, setup, out):
     for s in schemes:
         for h, v in ssd_share_by_level(phase(results[0][1], s, "hhzs-a")).items():
             share.add(s, h, v)
-    return [t, sources, share]
+    return [t, ahead, sources, share]
 
 
 def quick(a, setup, out):
@@ -397,7 +434,7 @@ def o4(a, setup, out):
               ["alpha", "scheme", "ops/s", "HDD read share"])
     for alpha in (0.9, 1.2):
         results = run_workloads(a, setup, out, schemes, [f"hhzs-a-load,mix:1.0:{alpha}"], a.ops or 10000)
-        res = results[0][1]
+        res = results[0][1][0]
         for s in schemes:
             p = phase(res, s, f"mix:1.0:{alpha}")
             reads = [d.get("by_class", {}).get("user_read", {}).get("read_ops", 0) for d in p["devices"]]
@@ -421,7 +458,7 @@ def plot_table(t, path):
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(t.rows)), 3.5))
     width = 0.8 / len(cols)
     for k, c in enumerate(cols):
-        ys = [float(r[c]) if r[c] not in ("-", "") else 0 for r in t.rows]
+        ys = [float(r[c].split()[0]) if r[c] not in ("-", "") else 0 for r in t.rows]
         ax.bar([i + k * width for i in range(len(t.rows))], ys, width, label=t.columns[c].split(" ")[0])
     ax.set_xticks([i + width * (len(cols) - 1) / 2 for i in range(len(t.rows))])
     ax.set_xticklabels([r[0] for r in t.rows], rotation=20, fontsize=8)
@@ -455,6 +492,8 @@ def main():
     ap.add_argument("--hdd-zones", type=int, default=52156)
     ap.add_argument("--schemes", default="", help="quick: comma-separated schemes (first is the base)")
     ap.add_argument("--workload", default="", help="quick: zsbench phases (default hhzs-a-load,hhzs-a)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="run every comparison this many times; tables give the mean (min-max) of ratios")
     ap.add_argument("--interval", type=float, default=1.0)
     ap.add_argument("--reuse", action="store_true",
                     help="keep the zsbench results already in OUT (resume an interrupted experiment)")

@@ -1,0 +1,86 @@
+"""Tests of experiments/hhzs/run.py's tables over repeated runs (no zsbench)."""
+import argparse
+import json
+import os
+import sys
+import tempfile
+import unittest
+from unittest import mock
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "hhzs"))
+import run  # noqa: E402
+
+
+def result(ops, phase_name="hhzs-a", hdd_reads=None):
+    """A zsbench result with one phase per scheme: ops = {scheme: ops/s}."""
+    schemes = []
+    for name, rate in ops.items():
+        devices = [{"by_class": {"user_read": {"read_ops": 10}}},
+                   {"by_class": {"user_read": {"read_ops": (hdd_reads or {}).get(name, 30)}}}]
+        schemes.append({"name": name, "phases": [
+            {"name": phase_name, "ops_per_second": rate, "devices": devices, "scheme": {}}]})
+    return {"schemes": schemes}
+
+
+class SpreadTest(unittest.TestCase):
+    def test_one_run_is_the_value(self):
+        self.assertEqual(run.spread([1.2345]), "1.234")
+
+    def test_repeats_give_mean_and_range(self):
+        self.assertEqual(run.spread([1.0, 1.5, 0.8]), "1.100 (0.800-1.500)")
+
+
+class ThroughputTableTest(unittest.TestCase):
+    def test_ratios_are_taken_within_each_run_then_averaged(self):
+        # Run 2 is twice as fast for both schemes: the ratio is 1.5 in both,
+        # which averaging ops/s first would also give, but run 3's ratio
+        # (1.0) must pull the mean down to (1.5 + 1.5 + 1.0) / 3.
+        runs = [result({"b3": 100, "hhzs": 150}), result({"b3": 200, "hhzs": 300}),
+                result({"b3": 100, "hhzs": 100})]
+        t = run.throughput_tables([("hhzs-a-load,hhzs-a", runs)], ["b3", "hhzs"], "b3", "t",
+                                  lambda wl: ["hhzs-a"])
+        self.assertEqual(t.rows, [["hhzs-a", "1.000 (1.000-1.000)", "1.333 (1.000-1.500)", "133"]])
+
+    def test_read_sources_sum_reads_over_repeats(self):
+        runs = [result({"b3": 100}, hdd_reads={"b3": 30}), result({"b3": 300}, hdd_reads={"b3": 70})]
+        t = run.read_sources([("w,hhzs-a", runs)], ["b3"], "t", lambda wl: ["hhzs-a"])
+        # HDD share (30 + 70) / (30 + 10 + 70 + 10); mean ops/s 200.
+        self.assertEqual(t.rows, [["hhzs-a", "b3", "200", "0.833", "-", "-"]])
+
+
+class AheadCountsTest(unittest.TestCase):
+    def test_counts_runs_ahead_of_each_and_of_all(self):
+        runs = [result({"b3": 100, "auto": 120, "hhzs": 110}),
+                result({"b3": 100, "auto": 90, "hhzs": 110}),
+                result({"b3": 120, "auto": 90, "hhzs": 110})]
+        t = run.ahead_counts([("w,hhzs-a", runs)], "hhzs", ["b3", "auto"], "t", lambda wl: ["hhzs-a"])
+        self.assertEqual(t.rows, [["hhzs-a", "2/3", "2/3", "1/3"]])
+
+
+class RepeatFilesTest(unittest.TestCase):
+    def test_each_repeat_writes_its_own_json_and_reuse_reads_them(self):
+        with tempfile.TemporaryDirectory() as out:
+            a = argparse.Namespace(settle=False, repeat=2, reuse=False)
+            setup = mock.Mock()
+            setup.config.return_value = "cfg"
+            calls = []
+
+            def fake_zsbench(a_, setup_, cfgs, wl, path, n, rate):
+                calls.append(path)
+                res = result({"b3": 100 * len(calls)})
+                with open(path, "w") as f:
+                    json.dump(res, f)
+                return res
+
+            with mock.patch.object(run, "zsbench", fake_zsbench):
+                first = run.run_workloads(a, setup, out, ["b3"], ["hhzs-a-load,hhzs-a"], 10)
+                a.reuse = True
+                again = run.run_workloads(a, setup, out, ["b3"], ["hhzs-a-load,hhzs-a"], 10)
+            self.assertEqual([os.path.basename(p) for p in calls],
+                             ["hhzs-a-load+hhzs-a-20z.json", "hhzs-a-load+hhzs-a-20z-r2.json"])
+            self.assertEqual(first, again)
+            self.assertEqual(len(first[0][1]), 2)
+
+
+if __name__ == "__main__":
+    unittest.main()
