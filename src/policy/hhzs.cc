@@ -55,14 +55,17 @@ class HhzsScheme : public HintedScheme {
     }
     if (auto m = CapacityMigration(plan, worst_on_ssd, *hdd)) return m;
     const int64_t free_zones = FreeSsdZones(devices[*ssd], PoolZones(*ssd, devices));
-    if (auto m = FinishSwap(free_zones, *ssd)) return m;
-    return PopularityMigration(plan, free_zones, worst_on_ssd, best_on_hdd, *ssd, *hdd, now);
+    const uint64_t zone_bytes = devices[*ssd].zone_capacity;
+    if (auto m = FinishSwap(free_zones, zone_bytes, *ssd)) return m;
+    return PopularityMigration(plan, free_zones, zone_bytes, worst_on_ssd, best_on_hdd, *ssd,
+                               *hdd, now);
   }
 
  private:
   Tiering Plan(const std::vector<DeviceView>& devices) const {
     const uint32_t ssd = *FirstSsd(devices);
-    return ComputeTiering(view_.Counts(), devices[ssd], PoolZones(ssd, devices));
+    return ComputeTiering(view_.Counts(devices[ssd].zone_capacity), devices[ssd],
+                          PoolZones(ssd, devices));
   }
 
   // SSD zones an SST may take now: the empty zones, less the pool zones
@@ -90,16 +93,18 @@ class HhzsScheme : public HintedScheme {
   }
 
   // The second half of a swap: the HDD SST whose partner left the SSD
-  // takes the zone that freed, if it is still there to move. One try.
-  std::optional<Migration> FinishSwap(int64_t free_zones, uint32_t ssd) {
+  // takes the zones that freed, if it is still there to move and fits.
+  // One try.
+  std::optional<Migration> FinishSwap(int64_t free_zones, uint64_t zone_bytes, uint32_t ssd) {
     std::optional<uint64_t> number;
     {
       absl::MutexLock lock(&swap_mu_);
       std::swap(number, swap_in_);
     }
-    if (!number || free_zones <= 0) return std::nullopt;
+    if (!number) return std::nullopt;
     auto sst = view_.Sst(*number);
     if (!sst || sst->on_ssd || !Migratable(*sst)) return std::nullopt;
+    if (free_zones < int64_t{SstZones(sst->size, zone_bytes)}) return std::nullopt;
     return Migration{sst->path, ssd};
   }
 
@@ -113,6 +118,7 @@ class HhzsScheme : public HintedScheme {
   // or at L_t with its reserved zones used up) is made a swap, since
   // capacity migration would otherwise send the same SST straight back.
   std::optional<Migration> PopularityMigration(const Tiering& plan, int64_t free_zones,
+                                               uint64_t ssd_zone_bytes,
                                                const std::optional<SstInfo>& worst_on_ssd,
                                                const std::optional<SstInfo>& best_on_hdd,
                                                uint32_t ssd, uint32_t hdd, uint64_t now) {
@@ -120,7 +126,11 @@ class HhzsScheme : public HintedScheme {
     if (view_.HddReadRate(options_.hdd_read_window_us) <= options_.hdd_random_read_iops / 2) {
       return std::nullopt;
     }
-    if (free_zones > static_cast<int64_t>(plan.DemandBelowT()) && plan.ToSsd(best_on_hdd->level)) {
+    // The paper's SST takes one zone ("more empty zones than the demand");
+    // a longer one needs its own zones on top of the demand.
+    const uint32_t zones = SstZones(best_on_hdd->size, ssd_zone_bytes);
+    if (free_zones >= static_cast<int64_t>(plan.DemandBelowT() + zones) &&
+        plan.ToSsd(best_on_hdd->level, zones)) {
       return Migration{best_on_hdd->path, ssd};
     }
     if (worst_on_ssd && HigherPriority(*best_on_hdd, *worst_on_ssd, now)) {

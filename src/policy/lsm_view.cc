@@ -17,6 +17,11 @@ uint64_t SystemMicros() {
 
 }  // namespace
 
+uint32_t SstZones(uint64_t size, uint64_t zone_bytes) {
+  if (zone_bytes == 0 || size <= zone_bytes) return 1;
+  return static_cast<uint32_t>((size + zone_bytes - 1) / zone_bytes);
+}
+
 double SstInfo::ReadRate(uint64_t now_us) const {
   const uint64_t age_us = now_us > created_us ? now_us - created_us : 0;
   const double age_s = std::max(1.0, static_cast<double>(age_us) / kSecond);
@@ -190,17 +195,18 @@ size_t LsmView::NumLevels() const {
   return static_cast<size_t>(top) + 1;
 }
 
-LevelCounts LsmView::Counts() const {
+LevelCounts LsmView::Counts(uint64_t zone_bytes) const {
   absl::MutexLock lock(&mu_);
   const size_t levels = NumLevels();
   LevelCounts c;
-  c.ssts.assign(levels, 0);
-  c.ssts_on_ssd.assign(levels, 0);
+  c.zones.assign(levels, 0);
+  c.zones_on_ssd.assign(levels, 0);
   c.demand.assign(levels, 0);
   for (const auto& [number, sst] : ssts_) {
     if (sst.level < 0) continue;
-    ++c.ssts[sst.level];
-    if (sst.placed && sst.on_ssd) ++c.ssts_on_ssd[sst.level];
+    const uint32_t zones = SstZones(sst.size, zone_bytes);
+    c.zones[sst.level] += zones;
+    if (sst.placed && sst.on_ssd) c.zones_on_ssd[sst.level] += zones;
   }
   for (const auto& [id, job] : jobs_) c.demand[job.output_level] += job.demand_left;
   return c;
@@ -208,7 +214,7 @@ LevelCounts LsmView::Counts() const {
 
 std::vector<uint32_t> LsmView::Demand() const { return Counts().demand; }
 
-std::vector<uint32_t> LsmView::SstsPerLevel() const { return Counts().ssts; }
+std::vector<uint32_t> LsmView::SstsPerLevel() const { return Counts().zones; }
 
 double LsmView::HddReadRate(uint64_t window_us) const {
   const uint64_t now = now_();

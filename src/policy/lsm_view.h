@@ -39,11 +39,19 @@ struct SstInfo {
 // Per-level counts taken under one lock, so that A_i, the SSD share and
 // D_i agree with each other (HHZS 3.3 steps 1-3). All three vectors have
 // the same length: one past the highest level seen, at least 1 (L0).
+// A_i is in SSD zones: the paper's SST fills one zone, but an intra-L0
+// compaction writes one L0 SST of all its inputs, many zones long, and
+// counting it as one would plan SSD space it does not have.
 struct LevelCounts {
-  std::vector<uint32_t> ssts;         // A_i
-  std::vector<uint32_t> ssts_on_ssd;  // of A_i, those zfs placed on an SSD
-  std::vector<uint32_t> demand;       // D_i from flushes/compactions only
+  std::vector<uint32_t> zones;         // A_i
+  std::vector<uint32_t> zones_on_ssd;  // of A_i, in SSTs zfs placed on an SSD
+  std::vector<uint32_t> demand;        // D_i from flushes/compactions only
 };
+
+// SSD zones an SST of `size` bytes takes: at least one (an SST still being
+// written has no size yet and will fill about one), else its size in
+// zones of `zone_bytes` rounded up. zone_bytes 0 counts every SST as one.
+uint32_t SstZones(uint64_t size, uint64_t zone_bytes);
 
 class LsmView {
  public:
@@ -88,7 +96,8 @@ class LsmView {
   // 0; compaction output: the job's output level); still answered once the
   // file is complete. nullopt when no hint named the file.
   std::optional<int> PendingLevel(uint64_t number) const;
-  LevelCounts Counts() const;
+  // A_i in zones of `zone_bytes` (see SstZones; 0: one per SST) and D_i.
+  LevelCounts Counts(uint64_t zone_bytes = 0) const;
   std::vector<SstInfo> Ssts() const;
   std::optional<SstInfo> Sst(uint64_t number) const;
   // D_i: SSTs the running flushes/compactions will still write per level.

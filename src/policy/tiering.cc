@@ -28,9 +28,9 @@ int64_t TieringSlots(const std::vector<uint32_t>& allocated, const std::vector<u
   return std::max<int64_t>(0, ssd_capacity - below);
 }
 
-bool SstToSsd(int level, int t, uint32_t ssd_ssts_at_t, int64_t slots) {
+bool SstToSsd(int level, int t, uint32_t ssd_zones_at_t, int64_t slots, uint32_t zones) {
   if (level < t) return true;
-  return level == t && static_cast<int64_t>(ssd_ssts_at_t) < slots;
+  return level == t && int64_t{ssd_zones_at_t} + zones <= slots;
 }
 
 uint32_t Tiering::OnSsdAt(int l) const { return l >= 0 ? At(on_ssd, static_cast<size_t>(l)) : 0; }
@@ -44,9 +44,9 @@ uint64_t Tiering::DemandBelowT() const {
 Tiering ComputeTiering(const LevelCounts& counts, const DeviceView& ssd, uint32_t pool_zones) {
   Tiering t;
   t.ssd_capacity = static_cast<int64_t>(ssd.data_zones) - pool_zones - kGcReserveZones;
-  t.allocated = counts.ssts;
+  t.allocated = counts.zones;
   t.demand = counts.demand;
-  t.on_ssd = counts.ssts_on_ssd;
+  t.on_ssd = counts.zones_on_ssd;
   if (t.demand.empty()) t.demand.push_back(0);
   t.demand[0] += ssd.pool_zones > ssd.cache_zones ? ssd.pool_zones - ssd.cache_zones : 0;
   t.level = TieringLevel(t.allocated, t.demand, t.ssd_capacity);

@@ -25,16 +25,17 @@ int TieringLevel(const std::vector<uint32_t>& allocated, const std::vector<uint3
 int64_t TieringSlots(const std::vector<uint32_t>& allocated, const std::vector<uint32_t>& demand,
                      int64_t ssd_capacity, int t);
 
-// Step 4: whether an SST of `level` should be written to the SSD, given
-// that `ssd_ssts_at_t` SSTs of L_t already lie there.
-bool SstToSsd(int level, int t, uint32_t ssd_ssts_at_t, int64_t slots);
+// Step 4: whether an SST of `level`, `zones` long, should be written to
+// (or moved to) the SSD, given that SSTs of L_t already take
+// `ssd_zones_at_t` SSD zones.
+bool SstToSsd(int level, int t, uint32_t ssd_zones_at_t, int64_t slots, uint32_t zones = 1);
 
 // Steps 1-3 for one SSD as zfs sees it.
 struct Tiering {
   int64_t ssd_capacity = 0;         // C_ssd
-  std::vector<uint32_t> allocated;  // A_i
+  std::vector<uint32_t> allocated;  // A_i, in SSD zones
   std::vector<uint32_t> demand;     // D_i, the WAL zones in use added to D_0
-  std::vector<uint32_t> on_ssd;     // of A_i, on the SSD
+  std::vector<uint32_t> on_ssd;     // of A_i, the zones on the SSD
   int level = 0;                    // t
   int64_t slots = 0;                // SSD zones for L_t's SSTs
   // No level reaches C_ssd: t is the number of levels, and an SST of a
@@ -43,15 +44,17 @@ struct Tiering {
   uint32_t OnSsdAt(int level) const;
   // sum_{i<t} D_i: the zones lower levels are about to write.
   uint64_t DemandBelowT() const;
-  // An SST of `level` written to, or kept on, the SSD fits the plan.
-  bool ToSsd(int sst_level) const {
-    return fits_all || SstToSsd(sst_level, level, OnSsdAt(level), slots);
+  // An SST of `level`, `zones` long, written or moved to the SSD fits the
+  // plan.
+  bool ToSsd(int sst_level, uint32_t zones = 1) const {
+    return fits_all || SstToSsd(sst_level, level, OnSsdAt(level), slots, zones);
   }
 };
 
 // C_ssd = the SSD's data zones - its WAL/cache pool zones - the GC reserve;
 // D_0 += the WAL zones in use (pool zones that are not cache zones), since
 // the MemTables they log are flushed to L0 (step 1).
+// `counts` in zones of the SSD's zone capacity (LsmView::Counts).
 Tiering ComputeTiering(const LevelCounts& counts, const DeviceView& ssd, uint32_t pool_zones);
 
 }  // namespace zonestack::policy

@@ -132,6 +132,19 @@ TEST_F(HhzsTest, TieringLevelGetsOnlyItsReservedSsdZones) {
   EXPECT_EQ(s->Place(SstHint(103, 2), devices_).devices, (Devices{0, 1}));
 }
 
+TEST_F(HhzsTest, AnSstOfManyZonesCountsEveryZoneInTheTieringLevel) {
+  auto s = Make("p");
+  // An intra-L0 output of six SSD zones and two L1 SSTs, all on the HDD:
+  // 6, 8 >= 7 -> t = 1 with one slot. Counted as one zone, the L0 SST
+  // would leave room for every level (1, 3 < 7) and L2 would go to the SSD.
+  s->view().SetLevel(1, 0, 6 * devices_[0].zone_capacity);
+  s->OnPlaced(SstHint(1), 1, false, 6 * devices_[0].zone_capacity);
+  AddSst(*s, 2, 1, false);
+  AddSst(*s, 3, 1, false);
+  EXPECT_EQ(s->Place(SstHint(100, 1), devices_).devices, (Devices{0, 1}));
+  EXPECT_EQ(s->Place(SstHint(100, 2), devices_).devices, (Devices{1, 0}));
+}
+
 TEST_F(HhzsTest, LevelComesFromHintThenPendingLevelThenL0) {
   auto s = Make("p");
   for (uint64_t n : {1, 2, 3}) AddSst(*s, n, 0, true);
@@ -335,6 +348,26 @@ TEST_F(HhzsTest, PopularityMovesTheHottestHddSstAboveHalfTheHddIops) {
   auto m = s->NextMigration(devices_);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->path, SstName(20));
+  EXPECT_EQ(m->to_device, 0u);
+}
+
+TEST_F(HhzsTest, PopularityMovesAnSstOfManyZonesOnlyIntoAsManyFreeZones) {
+  auto make = [&] {
+    auto s = Make("p+m");
+    AddSst(*s, 1, 0, true);
+    // A hot L1 SST of four zones on the HDD (1, 5 < 7: every level fits).
+    s->view().SetLevel(2, 1, 4 * devices_[0].zone_capacity);
+    s->OnPlaced(SstHint(2), 1, false, 4 * devices_[0].zone_capacity);
+    HddReads(*s, 2, 12);
+    return s;
+  };
+  // Three free zones (4 empty - 1 GC): it does not fit, and the only SSD
+  // SST (L0) ranks above it, so nothing moves.
+  EXPECT_FALSE(make()->NextMigration(devices_).has_value());
+  // Five free zones: it moves.
+  auto m = make()->NextMigration({Ssd(10, 6, 2, 2), Hdd()});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(2));
   EXPECT_EQ(m->to_device, 0u);
 }
 

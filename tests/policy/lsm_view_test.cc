@@ -113,8 +113,8 @@ TEST_F(LsmViewTest, LocationFromZfs) {
   EXPECT_EQ(view_.Sst(7)->size, 4096u);
   EXPECT_FALSE(view_.Sst(7)->on_ssd);
   LevelCounts c = view_.Counts();
-  EXPECT_EQ(c.ssts, (V{1}));
-  EXPECT_EQ(c.ssts_on_ssd, (V{0}));
+  EXPECT_EQ(c.zones, (V{1}));
+  EXPECT_EQ(c.zones_on_ssd, (V{0}));
   view_.Forget(7);
   EXPECT_FALSE(view_.Sst(7).has_value());
 }
@@ -128,9 +128,24 @@ TEST_F(LsmViewTest, CountsSeparateSsdResidentSsts) {
   view_.SetLocation(3, SstName(3), false, 1);
   view_.CompactionStarted(1, 2, {{2, 1}});
   LevelCounts c = view_.Counts();
-  EXPECT_EQ(c.ssts, (V{1, 2, 0}));
-  EXPECT_EQ(c.ssts_on_ssd, (V{1, 1, 0}));
+  EXPECT_EQ(c.zones, (V{1, 2, 0}));
+  EXPECT_EQ(c.zones_on_ssd, (V{1, 1, 0}));
   EXPECT_EQ(c.demand, (V{0, 0, 1}));
+}
+
+TEST_F(LsmViewTest, CountsAnSstLongerThanAZoneAsTheZonesItTakes) {
+  view_.FlushFileStarted(1);          // no size yet: one zone
+  view_.SetLevel(2, 0, 100);          // exactly a zone
+  view_.SetLevel(3, 0, 201);          // an intra-L0 output: three zones
+  view_.SetLevel(4, 1, 50);
+  view_.SetLocation(3, SstName(3), true, 201);
+  LevelCounts zones = view_.Counts(100);
+  EXPECT_EQ(zones.zones, (V{5, 1}));
+  EXPECT_EQ(zones.zones_on_ssd, (V{3, 0}));
+  EXPECT_EQ(view_.Counts().zones, (V{3, 1}));  // no zone size: one per SST
+  EXPECT_EQ(SstZones(0, 100), 1u);
+  EXPECT_EQ(SstZones(101, 100), 2u);
+  EXPECT_EQ(SstZones(1 << 30, 0), 1u);
 }
 
 TEST_F(LsmViewTest, ReadRateIsReadsOverAgeWithAtLeastOneSecond) {

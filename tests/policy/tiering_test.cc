@@ -57,6 +57,10 @@ TEST(SstToSsdTest, Step4Choices) {
   EXPECT_FALSE(SstToSsd(2, 2, 4, 4));  // L_t's reservation used up
   EXPECT_FALSE(SstToSsd(3, 2, 0, 4));  // above L_t: never
   EXPECT_FALSE(SstToSsd(0, 0, 0, 0));  // no SSD capacity at all
+  // An SST of several zones needs that many of L_t's reserved zones.
+  EXPECT_TRUE(SstToSsd(2, 2, 1, 4, 3));
+  EXPECT_FALSE(SstToSsd(2, 2, 2, 4, 3));
+  EXPECT_TRUE(SstToSsd(1, 2, 9, 4, 3));  // below L_t: always
 }
 
 TEST(ComputeTieringTest, CapacityExcludesPoolAndGcReserveAndWalZonesAddToL0Demand) {
