@@ -310,7 +310,7 @@ def exp1(a, setup, out):
     share = Table("Exp#1 share of each level's data on the SSD at the end of workload A",
                   ["scheme", "holder", "SSD share"])
     for s in schemes:
-        for h, v in ssd_share_by_level(phase(results[0][1], s, "hhzs-a")).items():
+        for h, v in ssd_share_by_level(phase(results[0][1][0], s, "hhzs-a")).items():
             share.add(s, h, v)
     return [t, ahead, sources, share]
 

@@ -57,6 +57,25 @@ class AheadCountsTest(unittest.TestCase):
         self.assertEqual(t.rows, [["hhzs-a", "2/3", "2/3", "1/3"]])
 
 
+class Exp1Test(unittest.TestCase):
+    def test_exp1_builds_its_tables_from_repeated_runs(self):
+        def fake_zsbench(a_, setup_, cfgs, wl, path, n, rate):
+            phases = wl.split(",")
+            res = {"schemes": [{"name": s, "phases": [
+                {"name": p, "ops_per_second": 100.0, "devices": [], "scheme": {}, "samples": []}
+                for p in phases]} for s, _ in cfgs]}
+            return res
+
+        with tempfile.TemporaryDirectory() as out:
+            a = argparse.Namespace(settle=False, repeat=2, reuse=False, ops=100)
+            setup = mock.Mock()
+            setup.config.return_value = "cfg"
+            with mock.patch.object(run, "zsbench", fake_zsbench):
+                tables = run.exp1(a, setup, out)
+        self.assertEqual(tables[0].rows[0][:2], ["hhzs-a-load", "1.000 (1.000-1.000)"])
+        self.assertEqual(tables[1].rows[0], ["hhzs-a-load", "0/2", "0/2", "0/2", "0/2"])
+
+
 class RepeatFilesTest(unittest.TestCase):
     def test_each_repeat_writes_its_own_json_and_reuse_reads_them(self):
         with tempfile.TemporaryDirectory() as out:
