@@ -219,8 +219,8 @@ def throughput_tables(results, schemes, base, title, phase_names):
                 continue
             cells = []
             for s in schemes:
-                ratios = [phase(res, s, pn)["ops_per_second"] / b["ops_per_second"]
-                          for res, b in zip(runs, bases) if phase(res, s, pn)]
+                ps = [(phase(res, s, pn), b) for res, b in zip(runs, bases)]
+                ratios = [p["ops_per_second"] / b["ops_per_second"] for p, b in ps if p]
                 cells.append(spread(ratios) if ratios else "-")
             t.add(pn, *cells, f"{sum(b['ops_per_second'] for b in bases) / len(bases):.0f}")
     return t
@@ -240,6 +240,10 @@ def ahead_counts(results, scheme, others, title, phase_names):
     return t
 
 
+def user_read_ops(device):
+    return device.get("by_class", {}).get("user_read", {}).get("read_ops", 0)
+
+
 def read_sources(results, schemes, title, phase_names):
     """Where user reads were served: HDD share of device reads, SSD-cache hits
     (summed over repeats for the share, averaged for the counts)."""
@@ -253,10 +257,8 @@ def read_sources(results, schemes, title, phase_names):
                 ps = [p for p in (phase(res, s, pn) for res in runs) if p]
                 if not ps:
                     continue
-                reads = [sum(d.get("by_class", {}).get("user_read", {}).get("read_ops", 0)
-                             for d in p["devices"][-1:]) for p in ps]
-                total = [sum(d.get("by_class", {}).get("user_read", {}).get("read_ops", 0)
-                             for d in p["devices"]) for p in ps]
+                reads = [user_read_ops(p["devices"][-1]) for p in ps if p["devices"]]
+                total = [sum(user_read_ops(d) for d in p["devices"]) for p in ps]
                 states = [p.get("scheme") or {} for p in ps]
                 hits = [st.get("cache", {}).get("hits") for st in states]
                 moved = [st.get("migration", {}).get("files_moved") for st in states]
@@ -437,7 +439,7 @@ def o4(a, setup, out):
         res = results[0][1][0]
         for s in schemes:
             p = phase(res, s, f"mix:1.0:{alpha}")
-            reads = [d.get("by_class", {}).get("user_read", {}).get("read_ops", 0) for d in p["devices"]]
+            reads = [user_read_ops(d) for d in p["devices"]]
             t.add(str(alpha), s, f"{p['ops_per_second']:.0f}", reads[1] / sum(reads) if sum(reads) else "-")
     return [t]
 

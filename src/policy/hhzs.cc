@@ -55,10 +55,8 @@ class HhzsScheme : public HintedScheme {
     }
     if (auto m = CapacityMigration(plan, worst_on_ssd, *hdd)) return m;
     const int64_t free_zones = FreeSsdZones(devices[*ssd], PoolZones(*ssd, devices));
-    const uint64_t zone_bytes = devices[*ssd].zone_capacity;
-    if (auto m = FinishSwap(free_zones, zone_bytes, *ssd)) return m;
-    return PopularityMigration(plan, free_zones, zone_bytes, worst_on_ssd, best_on_hdd, *ssd,
-                               *hdd, now);
+    if (auto m = FinishSwap(plan, free_zones, *ssd)) return m;
+    return PopularityMigration(plan, free_zones, worst_on_ssd, best_on_hdd, *ssd, *hdd, now);
   }
 
  private:
@@ -95,7 +93,7 @@ class HhzsScheme : public HintedScheme {
   // The second half of a swap: the HDD SST whose partner left the SSD
   // takes the zones that freed, if it is still there to move and fits.
   // One try.
-  std::optional<Migration> FinishSwap(int64_t free_zones, uint64_t zone_bytes, uint32_t ssd) {
+  std::optional<Migration> FinishSwap(const Tiering& plan, int64_t free_zones, uint32_t ssd) {
     std::optional<uint64_t> number;
     {
       absl::MutexLock lock(&swap_mu_);
@@ -104,7 +102,7 @@ class HhzsScheme : public HintedScheme {
     if (!number) return std::nullopt;
     auto sst = view_.Sst(*number);
     if (!sst || sst->on_ssd || !Migratable(*sst)) return std::nullopt;
-    if (free_zones < int64_t{SstZones(sst->size, zone_bytes)}) return std::nullopt;
+    if (free_zones < int64_t{plan.Zones(sst->size)}) return std::nullopt;
     return Migration{sst->path, ssd};
   }
 
@@ -118,7 +116,6 @@ class HhzsScheme : public HintedScheme {
   // or at L_t with its reserved zones used up) is made a swap, since
   // capacity migration would otherwise send the same SST straight back.
   std::optional<Migration> PopularityMigration(const Tiering& plan, int64_t free_zones,
-                                               uint64_t ssd_zone_bytes,
                                                const std::optional<SstInfo>& worst_on_ssd,
                                                const std::optional<SstInfo>& best_on_hdd,
                                                uint32_t ssd, uint32_t hdd, uint64_t now) {
@@ -128,7 +125,7 @@ class HhzsScheme : public HintedScheme {
     }
     // The paper's SST takes one zone ("more empty zones than the demand");
     // a longer one needs its own zones on top of the demand.
-    const uint32_t zones = SstZones(best_on_hdd->size, ssd_zone_bytes);
+    const uint32_t zones = plan.Zones(best_on_hdd->size);
     if (free_zones >= static_cast<int64_t>(plan.DemandBelowT() + zones) &&
         plan.ToSsd(best_on_hdd->level, zones)) {
       return Migration{best_on_hdd->path, ssd};

@@ -44,6 +44,7 @@ uint64_t Tiering::DemandBelowT() const {
 Tiering ComputeTiering(const LevelCounts& counts, const DeviceView& ssd, uint32_t pool_zones) {
   Tiering t;
   t.ssd_capacity = static_cast<int64_t>(ssd.data_zones) - pool_zones - kGcReserveZones;
+  t.zone_bytes = ssd.zone_capacity;
   t.allocated = counts.zones;
   t.demand = counts.demand;
   t.on_ssd = counts.zones_on_ssd;

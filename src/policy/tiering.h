@@ -38,10 +38,13 @@ struct Tiering {
   std::vector<uint32_t> on_ssd;     // of A_i, the zones on the SSD
   int level = 0;                    // t
   int64_t slots = 0;                // SSD zones for L_t's SSTs
+  uint64_t zone_bytes = 0;          // the SSD's zone capacity, the unit of A_i
   // No level reaches C_ssd: t is the number of levels, and an SST of a
   // level the view has not seen yet fits as well (its A and D are 0).
   bool fits_all = false;
   uint32_t OnSsdAt(int level) const;
+  // SSD zones an SST of `size` bytes takes (SstZones).
+  uint32_t Zones(uint64_t size) const { return SstZones(size, zone_bytes); }
   // sum_{i<t} D_i: the zones lower levels are about to write.
   uint64_t DemandBelowT() const;
   // An SST of `level`, `zones` long, written or moved to the SSD fits the
