@@ -53,9 +53,18 @@ class HhzsScheme : public HintedScheme {
                                                : HigherPriority(sst, *pick, now));
       if (better) pick = std::move(sst);
     }
-    if (auto m = CapacityMigration(plan, worst_on_ssd, *hdd)) return m;
     const int64_t free_zones = FreeSsdZones(devices[*ssd], PoolZones(*ssd, devices));
+    const bool read_bound = ReadBound();
+    // While reads are HDD-bound, SSTs in spare zones (free beyond what the
+    // writes at or below L_t are about to take) may stay; see
+    // PopularityMigration.
+    const bool spare_kept =
+        read_bound && free_zones >= static_cast<int64_t>(plan.PendingZones());
+    if (!spare_kept) {
+      if (auto m = CapacityMigration(plan, worst_on_ssd, *hdd)) return m;
+    }
     if (auto m = FinishSwap(plan, free_zones, *ssd)) return m;
+    if (!read_bound) return std::nullopt;
     return PopularityMigration(plan, free_zones, worst_on_ssd, best_on_hdd, *ssd, *hdd, now);
   }
 
@@ -106,30 +115,37 @@ class HhzsScheme : public HintedScheme {
     return Migration{sst->path, ssd};
   }
 
-  // Popularity migration: while HDD reads exceed half the HDD's random-read
-  // IOPS, the highest-priority HDD SST moves to the SSD if the SSD's free
-  // zones exceed the demand of the levels below L_t; otherwise it is
-  // swapped with the lowest-priority SSD SST if that one ranks below it:
-  // this call moves the SSD SST out, the next one moves the HDD SST in.
+  // Popularity migration runs while HDD reads exceed half the HDD's
+  // random-read IOPS.
+  bool ReadBound() const {
+    return view_.HddReadRate(options_.hdd_read_window_us) > options_.hdd_random_read_iops / 2;
+  }
+
+  // Popularity migration: the highest-priority HDD SST moves to the SSD if
+  // the SSD's free zones exceed the demand of the levels below L_t;
+  // otherwise it is swapped with the lowest-priority SSD SST if that one
+  // ranks below it: this call moves the SSD SST out, the next one moves the
+  // HDD SST in.
   //
-  // Departure: a move that would itself break the plan (an SST above L_t,
-  // or at L_t with its reserved zones used up) is made a swap, since
-  // capacity migration would otherwise send the same SST straight back.
+  // Departure: an SST the plan has no room for (above L_t, or at L_t with
+  // its reserved zones used up) moves only into spare zones, free beyond
+  // the writes in flight at or below L_t, and capacity migration leaves it
+  // there while reads stay HDD-bound and the spare lasts. The paper's rules
+  // would send it straight back; with no such move at all, a read-only run
+  // after a load leaves the SSD empty, its zones reserved for an L0 whose
+  // SSTs all sit in one long L0->L1 compaction on the HDD.
   std::optional<Migration> PopularityMigration(const Tiering& plan, int64_t free_zones,
                                                const std::optional<SstInfo>& worst_on_ssd,
                                                const std::optional<SstInfo>& best_on_hdd,
                                                uint32_t ssd, uint32_t hdd, uint64_t now) {
     if (!best_on_hdd) return std::nullopt;
-    if (view_.HddReadRate(options_.hdd_read_window_us) <= options_.hdd_random_read_iops / 2) {
-      return std::nullopt;
-    }
     // The paper's SST takes one zone ("more empty zones than the demand");
     // a longer one needs its own zones on top of the demand.
     const uint32_t zones = plan.Zones(best_on_hdd->size);
-    if (free_zones >= static_cast<int64_t>(plan.DemandBelowT() + zones) &&
-        plan.ToSsd(best_on_hdd->level, zones)) {
-      return Migration{best_on_hdd->path, ssd};
-    }
+    const bool fits_plan = plan.ToSsd(best_on_hdd->level, zones);
+    const int64_t needed = static_cast<int64_t>(
+        (fits_plan ? plan.DemandBelowT() : plan.PendingZones()) + zones);
+    if (free_zones >= needed) return Migration{best_on_hdd->path, ssd};
     if (worst_on_ssd && HigherPriority(*best_on_hdd, *worst_on_ssd, now)) {
       absl::MutexLock lock(&swap_mu_);
       swap_in_ = best_on_hdd->number;

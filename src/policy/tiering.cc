@@ -41,6 +41,12 @@ uint64_t Tiering::DemandBelowT() const {
   return sum;
 }
 
+uint64_t Tiering::PendingZones() const {
+  const int64_t unused_slots = std::max<int64_t>(0, slots - int64_t{OnSsdAt(level)});
+  const int64_t at_t = std::min<int64_t>(unused_slots, At(demand, static_cast<size_t>(level)));
+  return DemandBelowT() + static_cast<uint64_t>(at_t);
+}
+
 Tiering ComputeTiering(const LevelCounts& counts, const DeviceView& ssd, uint32_t pool_zones) {
   Tiering t;
   t.ssd_capacity = static_cast<int64_t>(ssd.data_zones) - pool_zones - kGcReserveZones;

@@ -47,6 +47,9 @@ struct Tiering {
   uint32_t Zones(uint64_t size) const { return SstZones(size, zone_bytes); }
   // sum_{i<t} D_i: the zones lower levels are about to write.
   uint64_t DemandBelowT() const;
+  // SSD zones the writes in flight at or below L_t are about to take: the
+  // demand below L_t, and L_t's demand up to its unused reserved zones.
+  uint64_t PendingZones() const;
   // An SST of `level`, `zones` long, written or moved to the SSD fits the
   // plan.
   bool ToSsd(int sst_level, uint32_t zones = 1) const {

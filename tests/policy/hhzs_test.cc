@@ -56,6 +56,17 @@ class HhzsTest : public ::testing::Test {
     AddSst(s, 22, 2, false);
   }
 
+  // L0: #1; L1: #2, #3; L2: #10-#13 on the SSD; L3: #30, #31 on the HDD.
+  // 1, 3, 7 -> t = 2 with 4 slots, all used.
+  void AboveTheTieringLevel(Scheme& s) {
+    AddSst(s, 1, 0, true);
+    AddSst(s, 2, 1, true);
+    AddSst(s, 3, 1, true);
+    for (uint64_t n : {10, 11, 12, 13}) AddSst(s, n, 2, true);
+    AddSst(s, 30, 3, false);
+    AddSst(s, 31, 3, false);
+  }
+
   // `n` reads of HDD SST `number` spread over seconds 0 and 1; the clock
   // ends at 2 s, when both seconds count in the 2-s window.
   void HddReads(Scheme& s, uint64_t number, int n) {
@@ -418,18 +429,51 @@ TEST_F(HhzsTest, NoSwapWhenEverySsdSstRanksHigher) {
   EXPECT_FALSE(s->NextMigration({Ssd(10, 1, 2, 2), Hdd()}).has_value());
 }
 
-TEST_F(HhzsTest, PopularityDoesNotPullAnSstAboveTheTieringLevel) {
+TEST_F(HhzsTest, PopularityMovesAnSstAboveTheTieringLevelIntoSpareZonesAndKeepsIt) {
   auto s = Make("p+m");
-  AddSst(*s, 1, 0, true);
-  AddSst(*s, 2, 1, true);
-  AddSst(*s, 3, 1, true);
-  for (uint64_t n : {10, 11, 12, 13}) AddSst(*s, n, 2, true);
-  AddSst(*s, 30, 3, false);
-  AddSst(*s, 31, 3, false);
-  // 1, 3, 7 -> t = 2 with 4 slots, all used; #30 is hot but lies at L3,
-  // and capacity migration would send it straight back.
+  AboveTheTieringLevel(*s);
   HddReads(*s, 30, 20);
-  EXPECT_FALSE(s->NextMigration(devices_).has_value());
+  // One free zone (2 empty - 1 GC), no write in flight: #30, hot but at
+  // L3, takes it.
+  std::vector<DeviceView> devices{Ssd(10, 2, 2, 2), Hdd()};
+  auto m = s->NextMigration(devices);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(30));
+  EXPECT_EQ(m->to_device, 0u);
+  s->OnPlaced(SstHint(30), 0, true, 1 << 20);
+  devices[0].empty_zones = 1;
+  // Reads stay HDD-bound (on #31): capacity migration leaves #30, and
+  // #31 neither fits nor outranks it.
+  clock_.Set(2 * kSec + kSec / 2);
+  for (int i = 0; i < 12; ++i) s->view().RecordRead(31);
+  clock_.Set(3 * kSec);
+  EXPECT_FALSE(s->NextMigration(devices).has_value());
+  // Reads no longer HDD-bound: the paper's capacity migration sends it back.
+  clock_.Set(10 * kSec);
+  m = s->NextMigration(devices);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(30));
+  EXPECT_EQ(m->to_device, 1u);
+}
+
+TEST_F(HhzsTest, SpareZonesLeaveOutWritesInFlightAtOrBelowTheTieringLevel) {
+  auto make = [&] {
+    auto s = Make("p+m");
+    AboveTheTieringLevel(*s);
+    // A compaction into L1 (D_1 = 1): 1, 4, 8 -> t = 2 with 3 slots, 4 used.
+    s->view().CompactionStarted(7, 1, {{1, 0}});
+    HddReads(*s, 30, 20);
+    return s;
+  };
+  // One free zone, and D_1 = 1 is about to take it: #30 stays on the HDD,
+  // and L_t's overflow may stay on the SSD since the free zone covers D_1.
+  EXPECT_FALSE(make()->NextMigration({Ssd(10, 2, 2, 2), Hdd()}).has_value());
+  // No free zone: capacity migration makes room for D_1 though reads are
+  // HDD-bound; the coldest L2 SST (#10, the oldest) goes.
+  auto m = make()->NextMigration({Ssd(10, 1, 2, 2), Hdd()});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(10));
+  EXPECT_EQ(m->to_device, 1u);
 }
 
 TEST_F(HhzsTest, UnusedPoolZonesAreNotFreeForSsts) {

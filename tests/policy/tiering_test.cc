@@ -79,6 +79,19 @@ TEST(ComputeTieringTest, CapacityExcludesPoolAndGcReserveAndWalZonesAddToL0Deman
   EXPECT_FALSE(t.ToSsd(3));
 }
 
+TEST(ComputeTieringTest, PendingZonesAreTheDemandBelowTAndLtsDemandUpToItsUnusedSlots) {
+  // As above: D_0 + D_1 = 2 below L_t; L_t has 10 - 4 = 6 unused slots and
+  // D_2 = 4, so all of its demand is pending.
+  Tiering t = ComputeTiering(LevelCounts{V{2, 3, 10}, V{2, 3, 4}, V{0, 1, 4}}, Ssd(20, 5, 2, 1), 2);
+  EXPECT_EQ(t.PendingZones(), 6u);
+  // Nine of L_t's ten slots used: of D_2 = 8 only one zone is L_t's to take.
+  Tiering full =
+      ComputeTiering(LevelCounts{V{2, 3, 10}, V{2, 3, 9}, V{0, 1, 8}}, Ssd(20, 5, 2, 1), 2);
+  EXPECT_EQ(full.level, 2);
+  EXPECT_EQ(full.slots, 10);
+  EXPECT_EQ(full.PendingZones(), 3u);
+}
+
 TEST(ComputeTieringTest, NoSsdCapacityFitsNothing) {
   Tiering t = ComputeTiering(LevelCounts{V{0}, V{0}, V{0}}, Ssd(3, 3), 2);
   EXPECT_EQ(t.ssd_capacity, 0);
