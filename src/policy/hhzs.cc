@@ -124,8 +124,8 @@ class HhzsScheme : public HintedScheme {
   // Popularity migration: the highest-priority HDD SST moves to the SSD if
   // the SSD's free zones exceed the demand of the levels below L_t;
   // otherwise it is swapped with the lowest-priority SSD SST if that one
-  // ranks below it: this call moves the SSD SST out, the next one moves the
-  // HDD SST in.
+  // ranks below it and its zones make room: this call moves the SSD SST
+  // out, the next one moves the HDD SST in.
   //
   // Departure: an SST the plan has no room for (above L_t, or at L_t with
   // its reserved zones used up) moves only into spare zones, free beyond
@@ -146,7 +146,10 @@ class HhzsScheme : public HintedScheme {
     const int64_t needed = static_cast<int64_t>(
         (fits_plan ? plan.DemandBelowT() : plan.PendingZones()) + zones);
     if (free_zones >= needed) return Migration{best_on_hdd->path, ssd};
-    if (worst_on_ssd && HigherPriority(*best_on_hdd, *worst_on_ssd, now)) {
+    // A swap whose SSD half frees too few zones for the HDD half (an SST of
+    // several zones, from an intra-L0 compaction) would only evict.
+    if (worst_on_ssd && HigherPriority(*best_on_hdd, *worst_on_ssd, now) &&
+        free_zones + int64_t{plan.Zones(worst_on_ssd->size)} >= int64_t{zones}) {
       absl::MutexLock lock(&swap_mu_);
       swap_in_ = best_on_hdd->number;
       return Migration{worst_on_ssd->path, hdd};

@@ -382,6 +382,26 @@ TEST_F(HhzsTest, PopularityMovesAnSstOfManyZonesOnlyIntoAsManyFreeZones) {
   EXPECT_EQ(m->to_device, 0u);
 }
 
+TEST_F(HhzsTest, NoSwapWhoseSsdHalfFreesTooFewZones) {
+  auto make = [&] {
+    auto s = Make("p+m");
+    AddSst(*s, 1, 0, true);
+    AddSst(*s, 10, 2, true);  // one zone, ranks below any L1 SST
+    // A hot L1 SST of four zones on the HDD.
+    s->view().SetLevel(2, 1, 4 * devices_[0].zone_capacity);
+    s->OnPlaced(SstHint(2), 1, false, 4 * devices_[0].zone_capacity);
+    HddReads(*s, 2, 12);
+    return s;
+  };
+  // Two free zones + #10's one < 4: swapping #10 out would not make room.
+  EXPECT_FALSE(make()->NextMigration({Ssd(10, 3, 2, 2), Hdd()}).has_value());
+  // Three free zones + one = 4: the swap starts with #10.
+  auto m = make()->NextMigration(devices_);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(10));
+  EXPECT_EQ(m->to_device, 1u);
+}
+
 TEST_F(HhzsTest, PopularitySkipsCompactionInputs) {
   auto s = Make("p+m");
   Balanced(*s);
