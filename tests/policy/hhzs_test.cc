@@ -35,9 +35,10 @@ class HhzsTest : public ::testing::Test {
   }
 
   // A complete SST at `level` that zfs placed on the SSD (0) or HDD (1).
-  void AddSst(Scheme& s, uint64_t number, int level, bool on_ssd, int reads = 0) {
-    s.view().SetLevel(number, level, 1 << 20);
-    s.OnPlaced(SstHint(number), on_ssd ? 0 : 1, on_ssd, 1 << 20);
+  void AddSst(Scheme& s, uint64_t number, int level, bool on_ssd, int reads = 0,
+              uint64_t size = 1 << 20) {
+    s.view().SetLevel(number, level, size);
+    s.OnPlaced(SstHint(number), on_ssd ? 0 : 1, on_ssd, size);
     for (int i = 0; i < reads; ++i) s.view().RecordRead(number);
   }
 
@@ -65,6 +66,16 @@ class HhzsTest : public ::testing::Test {
     for (uint64_t n : {10, 11, 12, 13}) AddSst(s, n, 2, true);
     AddSst(s, 30, 3, false);
     AddSst(s, 31, 3, false);
+  }
+
+  // L0: #1 on the SSD; #2, a hot L1 SST of four zones, on the HDD
+  // (1, 5 < 7: every level fits).
+  std::shared_ptr<Scheme> HotFourZoneSst() {
+    auto s = Make("p+m");
+    AddSst(*s, 1, 0, true);
+    AddSst(*s, 2, 1, false, 0, 4 * devices_[0].zone_capacity);
+    HddReads(*s, 2, 12);
+    return s;
   }
 
   // `n` reads of HDD SST `number` spread over seconds 0 and 1; the clock
@@ -363,20 +374,11 @@ TEST_F(HhzsTest, PopularityMovesTheHottestHddSstAboveHalfTheHddIops) {
 }
 
 TEST_F(HhzsTest, PopularityMovesAnSstOfManyZonesOnlyIntoAsManyFreeZones) {
-  auto make = [&] {
-    auto s = Make("p+m");
-    AddSst(*s, 1, 0, true);
-    // A hot L1 SST of four zones on the HDD (1, 5 < 7: every level fits).
-    s->view().SetLevel(2, 1, 4 * devices_[0].zone_capacity);
-    s->OnPlaced(SstHint(2), 1, false, 4 * devices_[0].zone_capacity);
-    HddReads(*s, 2, 12);
-    return s;
-  };
   // Three free zones (4 empty - 1 GC): it does not fit, and the only SSD
   // SST (L0) ranks above it, so nothing moves.
-  EXPECT_FALSE(make()->NextMigration(devices_).has_value());
+  EXPECT_FALSE(HotFourZoneSst()->NextMigration(devices_).has_value());
   // Five free zones: it moves.
-  auto m = make()->NextMigration({Ssd(10, 6, 2, 2), Hdd()});
+  auto m = HotFourZoneSst()->NextMigration({Ssd(10, 6, 2, 2), Hdd()});
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->path, SstName(2));
   EXPECT_EQ(m->to_device, 0u);
@@ -384,13 +386,8 @@ TEST_F(HhzsTest, PopularityMovesAnSstOfManyZonesOnlyIntoAsManyFreeZones) {
 
 TEST_F(HhzsTest, NoSwapWhoseSsdHalfFreesTooFewZones) {
   auto make = [&] {
-    auto s = Make("p+m");
-    AddSst(*s, 1, 0, true);
+    auto s = HotFourZoneSst();
     AddSst(*s, 10, 2, true);  // one zone, ranks below any L1 SST
-    // A hot L1 SST of four zones on the HDD.
-    s->view().SetLevel(2, 1, 4 * devices_[0].zone_capacity);
-    s->OnPlaced(SstHint(2), 1, false, 4 * devices_[0].zone_capacity);
-    HddReads(*s, 2, 12);
     return s;
   };
   // Two free zones + #10's one < 4: swapping #10 out would not make room.
