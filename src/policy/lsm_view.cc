@@ -54,14 +54,13 @@ void LsmView::CompactionStarted(int job, int output_level,
   if (auto old = jobs_.find(job); old != jobs_.end()) FinishJob(old, {});
   Job& j = jobs_[job];
   j.output_level = std::max(0, output_level);
-  j.demand_left = static_cast<uint32_t>(inputs.size());
   for (const auto& [number, level] : inputs) {
-    j.inputs.push_back(number);
     // The hint names the input's level: it also re-syncs a view that
     // missed the file's creation.
     SstInfo& sst = Entry(number, now);
     if (level >= 0) sst.level = level;
     sst.being_compacted = true;
+    j.inputs.push_back({number, sst.size});
   }
 }
 
@@ -71,7 +70,7 @@ void LsmView::CompactionFileStarted(int job, uint64_t number) {
   auto it = jobs_.find(job);
   if (it == jobs_.end()) return;
   Job& j = it->second;
-  if (j.demand_left > 0) --j.demand_left;
+  ++j.outputs_started;
   SstInfo& sst = Entry(number, now);
   sst.level = j.output_level;
   sst.being_written = true;
@@ -79,10 +78,11 @@ void LsmView::CompactionFileStarted(int job, uint64_t number) {
 
 void LsmView::FinishJob(std::map<int, Job>::iterator job, const std::vector<uint64_t>& outputs) {
   const Job& j = job->second;
-  const std::set<uint64_t> in(j.inputs.begin(), j.inputs.end());
+  std::set<uint64_t> in;
+  for (const Input& input : j.inputs) in.insert(input.number);
   const bool trivial_move =
       !outputs.empty() && std::set<uint64_t>(outputs.begin(), outputs.end()) == in;
-  for (uint64_t number : j.inputs) {
+  for (uint64_t number : in) {
     auto it = ssts_.find(number);
     if (it == ssts_.end()) continue;
     it->second.being_compacted = false;
@@ -204,12 +204,20 @@ LevelCounts LsmView::Counts(uint64_t zone_bytes) const {
   c.demand.assign(levels, 0);
   for (const auto& [number, sst] : ssts_) {
     if (sst.level < 0) continue;
+    const bool on_ssd = sst.placed && sst.on_ssd;
+    if (sst.being_compacted && sst.placed && !on_ssd) continue;  // see LevelCounts
     const uint32_t zones = SstZones(sst.size, zone_bytes);
     c.zones[sst.level] += zones;
-    if (sst.placed && sst.on_ssd) c.zones_on_ssd[sst.level] += zones;
+    if (on_ssd) c.zones_on_ssd[sst.level] += zones;
   }
-  for (const auto& [id, job] : jobs_) c.demand[job.output_level] += job.demand_left;
+  for (const auto& [id, job] : jobs_) c.demand[job.output_level] += job.DemandLeft(zone_bytes);
   return c;
+}
+
+uint32_t LsmView::Job::DemandLeft(uint64_t zone_bytes) const {
+  uint32_t zones = 0;
+  for (const Input& input : inputs) zones += SstZones(input.size, zone_bytes);
+  return zones > outputs_started ? zones - outputs_started : 0;
 }
 
 std::vector<uint32_t> LsmView::Demand() const { return Counts().demand; }
@@ -240,7 +248,7 @@ size_t LsmView::MemoryBytes() const {
   }
   for (const auto& [id, job] : jobs_) {
     bytes += kMapNodeOverhead + sizeof(std::pair<const int, Job>) +
-             job.inputs.capacity() * sizeof(uint64_t);
+             job.inputs.capacity() * sizeof(Input);
   }
   bytes += hdd_reads_.capacity() * sizeof(hdd_reads_[0]);
   return bytes;

@@ -39,9 +39,13 @@ struct SstInfo {
 // Per-level counts taken under one lock, so that A_i, the SSD share and
 // D_i agree with each other (HHZS 3.3 steps 1-3). All three vectors have
 // the same length: one past the highest level seen, at least 1 (L0).
-// A_i is in SSD zones: the paper's SST fills one zone, but an intra-L0
-// compaction writes one L0 SST of all its inputs, many zones long, and
-// counting it as one would plan SSD space it does not have.
+// A_i and D_i are in SSD zones: the paper's SST fills one zone, but an
+// intra-L0 compaction writes one L0 SST of all its inputs, many zones
+// long, and counting it as one would plan SSD space it does not have.
+// A_i leaves out HDD-resident inputs of running compactions: they never
+// take SSD space, and what they become is already in D_(output level).
+// Counting them too, an L0 of many HDD zones in one long L0->L1
+// compaction held t at 0 and left the SSD idle while the HDD was busy.
 struct LevelCounts {
   std::vector<uint32_t> zones;         // A_i
   std::vector<uint32_t> zones_on_ssd;  // of A_i, in SSTs zfs placed on an SSD
@@ -63,13 +67,14 @@ class LsmView {
   // From here on the SST counts in A_0.
   void FlushFileStarted(uint64_t number);
   // Compaction hint (i): job `job` merges `inputs` (file number, absolute
-  // level) into `output_level`; demand(output_level) += inputs.size().
+  // level) into `output_level`; demand(output_level) += the inputs' zones
+  // (as the authors' code counts it; one per input whose size is unknown).
   // The inputs are being_compacted until the job finishes. A job id still
   // running is finished first.
   void CompactionStarted(int job, int output_level,
                          const std::vector<std::pair<uint64_t, int>>& inputs);
   // Compaction hint (ii): the job writes SST `number` to its output level;
-  // demand(output_level) -= 1 (never below what the job added). The SST
+  // demand(output_level) -= 1 zone (never below what the job added). The SST
   // counts in A_output_level from here on. Unknown jobs are ignored.
   void CompactionFileStarted(int job, uint64_t number);
   // Compaction hint (iii): the job finished; what is left of its demand is
@@ -96,13 +101,13 @@ class LsmView {
   // 0; compaction output: the job's output level); still answered once the
   // file is complete. nullopt when no hint named the file.
   std::optional<int> PendingLevel(uint64_t number) const;
-  // A_i in zones of `zone_bytes` (see SstZones; 0: one per SST) and D_i.
+  // A_i and D_i in zones of `zone_bytes` (see SstZones; 0: one per SST).
   LevelCounts Counts(uint64_t zone_bytes = 0) const;
   std::vector<SstInfo> Ssts() const;
   std::optional<SstInfo> Sst(uint64_t number) const;
-  // D_i: SSTs the running flushes/compactions will still write per level.
+  // D_i, one zone per SST: Counts().demand.
   std::vector<uint32_t> Demand() const;
-  // SSTs per level (A_i counts SSTs, whichever device holds them).
+  // A_i, one zone per SST: Counts().zones.
   std::vector<uint32_t> SstsPerLevel() const;
   // User reads per second served from HDD-resident SSTs over the last
   // `window_us` (popularity migration trigger). Counts whole seconds only:
@@ -120,10 +125,17 @@ class LsmView {
   static constexpr size_t kMapNodeOverhead = 32;
 
  private:
+  struct Input {
+    uint64_t number = 0;
+    uint64_t size = 0;  // at the job's start
+  };
   struct Job {
     int output_level = 0;
-    uint32_t demand_left = 0;  // SSTs the job may still write
-    std::vector<uint64_t> inputs;
+    uint32_t outputs_started = 0;
+    std::vector<Input> inputs;
+    // Zones the job may still write: its inputs' zones less one per
+    // output started, never below 0.
+    uint32_t DemandLeft(uint64_t zone_bytes) const;
   };
   SstInfo& Entry(uint64_t number, uint64_t now_us) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FinishJob(std::map<int, Job>::iterator job, const std::vector<uint64_t>& outputs)

@@ -167,6 +167,24 @@ TEST_F(HhzsTest, AnSstOfManyZonesCountsEveryZoneInTheTieringLevel) {
   EXPECT_EQ(s->Place(SstHint(100, 2), devices_).devices, (Devices{1, 0}));
 }
 
+TEST_F(HhzsTest, AnHddL0InOneCompactionLeavesTheSsdToItsOutputs) {
+  auto s = Make("p");
+  // L0: an intra-L0 output of six zones and two SSTs, all on the HDD;
+  // L1: two SSTs on the HDD. 8 >= 7: t = 0, an L1 SST goes to the HDD.
+  const uint64_t zone = devices_[0].zone_capacity;
+  AddSst(*s, 1, 0, false, 0, 6 * zone);
+  AddSst(*s, 2, 0, false);
+  AddSst(*s, 3, 0, false);
+  AddSst(*s, 10, 1, false);
+  AddSst(*s, 11, 1, false);
+  EXPECT_EQ(s->Place(SstHint(100, 1), devices_).devices, (Devices{1, 0}));
+  // All of them merge into L1: the HDD inputs will never take SSD zones,
+  // and the 10 zones they become are D_1. 0, 10 >= 7: t = 1 with 7 slots.
+  s->view().CompactionStarted(1, 1, {{1, 0}, {2, 0}, {3, 0}, {10, 1}, {11, 1}});
+  EXPECT_EQ(s->Place(SstHint(100, 1), devices_).devices, (Devices{0, 1}));
+  EXPECT_EQ(s->Place(SstHint(100, 2), devices_).devices, (Devices{1, 0}));
+}
+
 TEST_F(HhzsTest, LevelComesFromHintThenPendingLevelThenL0) {
   auto s = Make("p");
   for (uint64_t n : {1, 2, 3}) AddSst(*s, n, 0, true);

@@ -148,6 +148,39 @@ TEST_F(LsmViewTest, CountsAnSstLongerThanAZoneAsTheZonesItTakes) {
   EXPECT_EQ(SstZones(1 << 30, 0), 1u);
 }
 
+TEST_F(LsmViewTest, CompactionDemandCountsTheInputsZones) {
+  view_.SetLevel(1, 0, 201);  // an intra-L0 output: three zones of 100
+  view_.SetLevel(2, 1, 90);
+  view_.CompactionStarted(1, 1, {{1, 0}, {2, 1}, {3, 1}});  // #3: size unknown
+  EXPECT_EQ(view_.Counts(100).demand, (V{0, 5}));
+  EXPECT_EQ(view_.Demand(), (V{0, 3}));  // no zone size: one per SST
+  view_.CompactionFileStarted(1, 10);
+  EXPECT_EQ(view_.Counts(100).demand, (V{0, 4}));
+  // The input's size when the job started counts, not what it is later.
+  view_.SetLevel(3, 1, 1000);
+  EXPECT_EQ(view_.Counts(100).demand, (V{0, 4}));
+}
+
+TEST_F(LsmViewTest, HddInputsOfARunningCompactionLeaveAi) {
+  view_.SetLevel(1, 0, 201);
+  view_.SetLocation(1, SstName(1), false, 201);  // three zones on the HDD
+  view_.SetLevel(2, 0, 100);
+  view_.SetLocation(2, SstName(2), true, 100);  // one zone on the SSD
+  view_.SetLevel(3, 1, 100);
+  view_.SetLocation(3, SstName(3), false, 100);
+  view_.SetLevel(4, 1, 100);  // not placed yet: counts
+  EXPECT_EQ(view_.Counts(100).zones, (V{4, 2}));
+  view_.CompactionStarted(1, 1, {{1, 0}, {2, 0}, {3, 1}});
+  LevelCounts c = view_.Counts(100);
+  // The SSD input still takes its zone until it is deleted; the HDD inputs
+  // never take SSD zones, and their data is in D_1.
+  EXPECT_EQ(c.zones, (V{1, 1}));
+  EXPECT_EQ(c.zones_on_ssd, (V{1, 0}));
+  EXPECT_EQ(c.demand, (V{0, 5}));
+  view_.CompactionFinished(1, {11});
+  EXPECT_EQ(view_.Counts(100).zones, (V{4, 2}));  // until RocksDB deletes them
+}
+
 TEST_F(LsmViewTest, ReadRateIsReadsOverAgeWithAtLeastOneSecond) {
   SstInfo s;
   s.created_us = 2 * kSec;
