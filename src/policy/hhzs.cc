@@ -48,6 +48,9 @@ class HhzsScheme : public HintedScheme {
     std::optional<SstInfo> worst_on_ssd, best_on_hdd;
     for (SstInfo& sst : view_.Ssts()) {
       if (!Migratable(sst)) continue;
+      // Popularity migration is for "frequently read SSTs": an HDD SST
+      // nobody has read would only take SSD space from one that is.
+      if (!sst.on_ssd && sst.reads == 0) continue;
       auto& pick = sst.on_ssd ? worst_on_ssd : best_on_hdd;
       const bool better = !pick || (sst.on_ssd ? HigherPriority(*pick, sst, now)
                                                : HigherPriority(sst, *pick, now));

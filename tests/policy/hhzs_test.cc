@@ -391,6 +391,21 @@ TEST_F(HhzsTest, PopularityMovesTheHottestHddSstAboveHalfTheHddIops) {
   EXPECT_EQ(m->to_device, 0u);
 }
 
+TEST_F(HhzsTest, PopularityPassesOverHddSstsNobodyRead) {
+  auto s = Make("p+m");
+  // L0: #1 on the SSD; L1: #2 on the HDD, never read; L2: #3 on the HDD
+  // with all the reads. #2 ranks higher by level, but moving it would not
+  // take a single read off the HDD.
+  AddSst(*s, 1, 0, true);
+  AddSst(*s, 2, 1, false);
+  AddSst(*s, 3, 2, false);
+  HddReads(*s, 3, 12);
+  auto m = s->NextMigration(devices_);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(3));
+  EXPECT_EQ(m->to_device, 0u);
+}
+
 TEST_F(HhzsTest, PopularityMovesAnSstOfManyZonesOnlyIntoAsManyFreeZones) {
   // Three free zones (4 empty - 1 GC): it does not fit, and the only SSD
   // SST (L0) ranks above it, so nothing moves.
