@@ -212,6 +212,10 @@ def throughput_tables(results, schemes, base, title, phase_names):
     """Throughput of each scheme over the base, each ratio taken within one
     zsbench run (same process, same machine state) and then over repeats."""
     t = Table(title, ["workload"] + [f"{s} (x{base})" for s in schemes] + [f"{base} ops/s"])
+    # Every "-load" phase loads the same objects the same way, so the loads
+    # of one run are repeats of one measurement: pooled in a last row.
+    load_ratios = {s: [] for s in schemes}
+    load_bases, load_phases = [], 0
     for wl, runs in results:
         for pn in phase_names(wl):
             bases = [phase(res, base, pn) for res in runs]
@@ -222,7 +226,16 @@ def throughput_tables(results, schemes, base, title, phase_names):
                 ps = [(phase(res, s, pn), b) for res, b in zip(runs, bases)]
                 ratios = [p["ops_per_second"] / b["ops_per_second"] for p, b in ps if p]
                 cells.append(spread(ratios) if ratios else "-")
+                if pn.endswith("-load"):
+                    load_ratios[s] += ratios
             t.add(pn, *cells, f"{sum(b['ops_per_second'] for b in bases) / len(bases):.0f}")
+            if pn.endswith("-load"):
+                load_phases += 1
+                load_bases += [b["ops_per_second"] for b in bases]
+    if load_phases > 1:
+        t.add(f"all {len(load_bases)} loads", *[spread(load_ratios[s]) if load_ratios[s] else "-"
+                                                for s in schemes],
+              f"{sum(load_bases) / len(load_bases):.0f}")
     return t
 
 
