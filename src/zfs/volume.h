@@ -32,6 +32,13 @@ struct MountOptions {
   double gc_free_zone_threshold = 0.10;
   bool gc_cost_benefit = false;  // false = greedy (least valid bytes first)
   bool read_only = false;        // for inspection tools: no writes at all
+  // On a disk, where every jump costs a seek and a rotation: a file grows
+  // into the zone after its last one when that is empty, and a new file
+  // starts where this many empty zones lie ahead, clear of the zones other
+  // files are growing from. Scaled-down zones (128 KiB for a 256 MiB SMR
+  // zone at 1/2048) would otherwise put a seek at every 128 KiB of a
+  // compaction's reads. 1: the lowest empty zone. SSD zones ignore it.
+  uint32_t disk_run_zones = 4;
 };
 
 struct FileStat {

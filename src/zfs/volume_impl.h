@@ -39,6 +39,9 @@ struct FileMeta {
   // The device the policy was last told this file lies on (OnPlaced), or
   // -1 before the first zone.
   int64_t placed_device = -1;
+  // The zone this file was last granted (MountOptions::disk_run_zones).
+  int64_t tail_device = -1;
+  uint32_t tail_zone = 0;
   size_t persisted_extents = 0;     // extents the log knows, the last one
   uint64_t persisted_last_len = 0;  // with this length
   uint64_t persisted_size = 0;
@@ -211,6 +214,10 @@ class VolumeImpl {
   absl::StatusOr<Lease> TryAcquire(FileMeta& file, std::optional<uint32_t> only_device,
                                    Purpose purpose, bool reclaim_tried, bool* busy_zones,
                                    bool* reclaim) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The empty zone a new zone of `file` on `device` comes from (see
+  // MountOptions::disk_run_zones). `device` has an empty zone.
+  uint32_t PickEmptyZone(uint32_t device, const FileMeta& file) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Empty zones a device keeps back from writers so GC can always move
   // data somewhere.
   uint32_t GcReserve(uint32_t device) const;

@@ -173,6 +173,29 @@ bool VolumeImpl::FinishCheapestZone(uint32_t device) {
   return true;
 }
 
+uint32_t VolumeImpl::PickEmptyZone(uint32_t device, const FileMeta& file) const {
+  const Member& m = members_[device];
+  const uint32_t run = m.is_ssd ? 1 : options_.disk_run_zones;
+  if (run <= 1) return *m.empty.begin();
+  if (file.tail_device == device && m.empty.contains(file.tail_zone + 1)) {
+    return file.tail_zone + 1;
+  }
+  // The first empty zone with run - 1 empty zones after it and no other
+  // file's tail in the run - 1 zones before it (that file grows into it).
+  // A bounded look: a fragmented disk falls back to the lowest empty zone.
+  constexpr int kMaxCandidates = 256;
+  int looked = 0;
+  for (uint32_t zone : m.empty) {
+    if (++looked > kMaxCandidates) break;
+    bool clear = true;
+    for (uint32_t i = 1; i < run && clear; ++i) {
+      clear = m.empty.contains(zone + i) && !(zone >= i && m.partial.contains(zone - i));
+    }
+    if (clear) return zone;
+  }
+  return *m.empty.begin();
+}
+
 absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
                                              std::optional<uint32_t> only_device,
                                              Purpose purpose, bool reclaim_tried,
@@ -186,6 +209,8 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
   auto grant = [&](uint32_t dev, uint32_t zone, uint64_t written) {
     Member& m = members_[dev];
     m.zones[zone].leased = true;
+    file.tail_device = dev;
+    file.tail_zone = zone;
     if (purpose == Purpose::kWrite) NotifyPlaced(file, dev);
     const uint64_t start = m.dev->ZoneStart(zone);
     return Lease{dev, zone, start + written, start + m.zones[zone].capacity};
@@ -219,7 +244,7 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
       *busy_zones = true;
       continue;
     }
-    const uint32_t zone = *m.empty.begin();
+    const uint32_t zone = PickEmptyZone(dev, file);
     ZoneUse& z = m.zones[zone];
     m.empty.erase(zone);
     m.partial.insert(zone);  // counts as active from now on

@@ -57,6 +57,62 @@ TEST_F(ZonesTest, ZoneIsResetOnlyWhenItsLastLiveExtentDies) {
   ExpectConsistent(*vol_);
 }
 
+// Two files of different groups written side by side on a disk, each
+// synced after every append so each takes zones as it grows: returns the
+// zones of each, in file order.
+class DiskRunTest : public ZonesTest {
+ protected:
+  std::pair<std::vector<uint32_t>, std::vector<uint32_t>> Interleave(uint32_t run_zones) {
+    MountOptions o;
+    o.disk_run_zones = run_zones;
+    FormatAndMount({OpenDev(SmrUri(64))}, o);
+    policy::FileHint short_lived, long_lived;
+    short_lived.lifetime = policy::Lifetime::kShort;
+    long_lived.lifetime = policy::Lifetime::kLong;
+    auto a = vol_->Create("/a", short_lived);
+    auto b = vol_->Create("/b", long_lived);
+    EXPECT_TRUE(a.ok() && b.ok());
+    const uint64_t chunk = 256 << 10;  // a quarter of a zone at 1/256
+    for (uint64_t i = 0; i < 12; ++i) {
+      auto& f = i % 2 == 0 ? *a : *b;
+      EXPECT_OK(f->Append(Pattern(i, chunk)));
+      EXPECT_OK(f->Sync());
+    }
+    EXPECT_OK((*a)->Close());
+    EXPECT_OK((*b)->Close());
+    ExpectConsistent(*vol_);
+    return {Zones("/a"), Zones("/b")};
+  }
+  std::vector<uint32_t> Zones(const std::string& path) {
+    std::vector<uint32_t> out;
+    for (const FileInfo& f : vol_->Files()) {
+      if (f.names[0] != path) continue;
+      for (const ExtentInfo& x : f.extents) {
+        if (out.empty() || out.back() != x.zone) out.push_back(x.zone);
+      }
+    }
+    return out;
+  }
+};
+
+TEST_F(DiskRunTest, FilesWrittenSideBySideGrowIntoRunsOfTheirOwn) {
+  auto [a, b] = Interleave(4);
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(a[1], a[0] + 1);
+  EXPECT_EQ(b[1], b[0] + 1);
+  EXPECT_GE(b[0], a[0] + 4) << "/b starts clear of /a's run";
+}
+
+TEST_F(DiskRunTest, RunOfOneTakesTheLowestEmptyZone) {
+  // The old allocation, for contrast: the files' zones alternate.
+  auto [a, b] = Interleave(1);
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0], a[0] + 1);
+  EXPECT_EQ(a[1], a[0] + 2);
+}
+
 TEST_F(ZonesTest, DeletingAFileLargerThanAZoneResetsEveryZoneItFilled) {
   FormatAndMount({OpenDev(ZnsUri(16))});
   const auto before = vol_->Space()[0];
