@@ -128,13 +128,21 @@ class ZoneReadableFile : public ReadableFile {
       const Extent& x = file_->extents[i];
       const uint64_t ext_start = file_->ends[i] - x.length;
       const uint64_t in_ext = offset + done - ext_start;
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(want - done, x.length - in_ext));
-      if (auto s = ReadDevice(x.device, x.offset + in_ext, dst.subspan(done, n), io_class);
+      uint64_t n = std::min<uint64_t>(want - done, x.length - in_ext);
+      // Extents that follow each other on the device (a file's run of
+      // zones on a disk) are read in one request where reads may cross
+      // zones: on a disk each request pays a seek and a rotation.
+      for (++i; done + n < want && i < file_->extents.size() &&
+                Adjacent(file_->extents[i - 1], file_->extents[i]);
+           ++i) {
+        n += std::min<uint64_t>(want - done - n, file_->extents[i].length);
+      }
+      if (auto s = ReadDevice(x.device, x.offset + in_ext,
+                              dst.subspan(done, static_cast<size_t>(n)), io_class);
           !s.ok()) {
         return s;
       }
-      done += n;
-      ++i;
+      done += static_cast<size_t>(n);
     }
     return done;
   }
@@ -142,6 +150,11 @@ class ZoneReadableFile : public ReadableFile {
   uint64_t size() const override { return file_->size.load(); }
 
  private:
+  bool Adjacent(const Extent& a, const Extent& b) const {
+    return a.device == b.device && b.offset == a.offset + a.length &&
+           vol_->device(a.device)->info().cross_zone_reads_allowed;
+  }
+
   // Device reads are block-aligned: read the covering blocks when the
   // request is not.
   absl::Status ReadDevice(uint32_t device, uint64_t offset, std::span<uint8_t> dst,

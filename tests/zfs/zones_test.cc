@@ -104,6 +104,24 @@ TEST_F(DiskRunTest, FilesWrittenSideBySideGrowIntoRunsOfTheirOwn) {
   EXPECT_GE(b[0], a[0] + 4) << "/b starts clear of /a's run";
 }
 
+TEST_F(DiskRunTest, AFileInAdjacentZonesIsReadInOneRequest) {
+  for (uint32_t run : {4u, 1u}) {
+    SCOPED_TRACE(run);
+    Interleave(run);
+    const uint64_t before = devs_[0]->Stats().Total().read_ops;
+    auto got = ReadFile(*vol_, "/a");
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->size(), 6u * (256 << 10));
+    for (uint64_t k = 0; k < 6; ++k) {
+      EXPECT_TRUE(MatchesPattern(2 * k, 0, std::span(*got).subspan(k * (256 << 10), 256 << 10)))
+          << "append " << k;
+    }
+    // Two zones: one request when they are adjacent, two otherwise.
+    EXPECT_EQ(devs_[0]->Stats().Total().read_ops - before, run == 4 ? 1u : 2u);
+    vol_.reset();
+  }
+}
+
 TEST_F(DiskRunTest, RunOfOneTakesTheLowestEmptyZone) {
   // The old allocation, for contrast: the files' zones alternate.
   auto [a, b] = Interleave(1);
