@@ -58,11 +58,11 @@ TEST_F(ZonesTest, ZoneIsResetOnlyWhenItsLastLiveExtentDies) {
 }
 
 // Two files of different groups written side by side on a disk, each
-// synced after every append so each takes zones as it grows: returns the
-// zones of each, in file order.
+// synced after every append so each takes zones as it grows. Each fills
+// two zones; a_ and b_ are their zones, in file order.
 class DiskRunTest : public ZonesTest {
  protected:
-  std::pair<std::vector<uint32_t>, std::vector<uint32_t>> Interleave(uint32_t run_zones) {
+  void Interleave(uint32_t run_zones) {
     MountOptions o;
     o.disk_run_zones = run_zones;
     FormatAndMount({OpenDev(SmrUri(64))}, o);
@@ -70,18 +70,22 @@ class DiskRunTest : public ZonesTest {
     short_lived.lifetime = policy::Lifetime::kShort;
     long_lived.lifetime = policy::Lifetime::kLong;
     auto a = vol_->Create("/a", short_lived);
+    ASSERT_TRUE(a.ok()) << a.status();
     auto b = vol_->Create("/b", long_lived);
-    EXPECT_TRUE(a.ok() && b.ok());
+    ASSERT_TRUE(b.ok()) << b.status();
     const uint64_t chunk = 256 << 10;  // a quarter of a zone at 1/256
     for (uint64_t i = 0; i < 12; ++i) {
       auto& f = i % 2 == 0 ? *a : *b;
-      EXPECT_OK(f->Append(Pattern(i, chunk)));
-      EXPECT_OK(f->Sync());
+      ASSERT_OK(f->Append(Pattern(i, chunk)));
+      ASSERT_OK(f->Sync());
     }
-    EXPECT_OK((*a)->Close());
-    EXPECT_OK((*b)->Close());
+    ASSERT_OK((*a)->Close());
+    ASSERT_OK((*b)->Close());
     ExpectConsistent(*vol_);
-    return {Zones("/a"), Zones("/b")};
+    a_ = Zones("/a");
+    b_ = Zones("/b");
+    ASSERT_EQ(a_.size(), 2u);
+    ASSERT_EQ(b_.size(), 2u);
   }
   std::vector<uint32_t> Zones(const std::string& path) {
     std::vector<uint32_t> out;
@@ -93,21 +97,20 @@ class DiskRunTest : public ZonesTest {
     }
     return out;
   }
+  std::vector<uint32_t> a_, b_;
 };
 
 TEST_F(DiskRunTest, FilesWrittenSideBySideGrowIntoRunsOfTheirOwn) {
-  auto [a, b] = Interleave(4);
-  ASSERT_EQ(a.size(), 2u);
-  ASSERT_EQ(b.size(), 2u);
-  EXPECT_EQ(a[1], a[0] + 1);
-  EXPECT_EQ(b[1], b[0] + 1);
-  EXPECT_GE(b[0], a[0] + 4) << "/b starts clear of /a's run";
+  ASSERT_NO_FATAL_FAILURE(Interleave(4));
+  EXPECT_EQ(a_[1], a_[0] + 1);
+  EXPECT_EQ(b_[1], b_[0] + 1);
+  EXPECT_GE(b_[0], a_[0] + 4) << "/b starts clear of /a's run";
 }
 
 TEST_F(DiskRunTest, AFileInAdjacentZonesIsReadInOneRequest) {
   for (uint32_t run : {4u, 1u}) {
     SCOPED_TRACE(run);
-    Interleave(run);
+    ASSERT_NO_FATAL_FAILURE(Interleave(run));
     const uint64_t before = devs_[0]->Stats().Total().read_ops;
     auto got = ReadFile(*vol_, "/a");
     ASSERT_TRUE(got.ok()) << got.status();
@@ -124,11 +127,9 @@ TEST_F(DiskRunTest, AFileInAdjacentZonesIsReadInOneRequest) {
 
 TEST_F(DiskRunTest, RunOfOneTakesTheLowestEmptyZone) {
   // The old allocation, for contrast: the files' zones alternate.
-  auto [a, b] = Interleave(1);
-  ASSERT_EQ(a.size(), 2u);
-  ASSERT_EQ(b.size(), 2u);
-  EXPECT_EQ(b[0], a[0] + 1);
-  EXPECT_EQ(a[1], a[0] + 2);
+  ASSERT_NO_FATAL_FAILURE(Interleave(1));
+  EXPECT_EQ(b_[0], a_[0] + 1);
+  EXPECT_EQ(a_[1], a_[0] + 2);
 }
 
 TEST_F(ZonesTest, DeletingAFileLargerThanAZoneResetsEveryZoneItFilled) {
