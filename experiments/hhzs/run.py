@@ -85,13 +85,15 @@ class Setup:
         self.block_cache_bytes = a.block_cache
         self.zipf_items = YCSB_ZIPF_ITEMS // self.k
         self.bg_jobs = a.bg_jobs
+        self.hdd_write_cache = a.hdd_write_cache
 
     def devices(self, ssd_zones):
         # Available SSD zones + the label zone, 2 metadata zones and the one
         # empty zone zfs keeps for GC.
         t = self.timing
         return [f"emu:zn540?zones={ssd_zones + 4}&scale=1/{self.k}&timing={t}",
-                f"emu:st14000nm0007?zones={self.hdd_zones}&scale=1/{self.k}&timing={t}"]
+                f"emu:st14000nm0007?zones={self.hdd_zones}&scale=1/{self.k}&timing={t}"
+                f"&write_cache={self.hdd_write_cache}"]
 
     def rocksdb_options(self):
         k = self.k
@@ -505,6 +507,9 @@ def main():
     # of the stroke as 200 GiB does on the 14 TB drive, so seeks stay short
     # as in the paper (3000 zones spread it over a quarter of the stroke).
     ap.add_argument("--hdd-zones", type=int, default=52156)
+    ap.add_argument("--hdd-write-cache", type=int, default=256 << 20,
+                    help="the HDD's write-back cache in bytes, the drive's 256 MB unscaled "
+                         "(0: write-through, as before session 9)")
     ap.add_argument("--schemes", default="", help="quick: comma-separated schemes (first is the base)")
     ap.add_argument("--workload", default="", help="quick: zsbench phases (default hhzs-a-load,hhzs-a)")
     ap.add_argument("--repeat", type=int, default=1,

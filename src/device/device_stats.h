@@ -24,6 +24,10 @@ struct DeviceStats {
   uint64_t zone_finishes = 0;
   uint64_t flushes = 0;
   uint64_t copy_bytes = 0;  // moved inside the device by Simple Copy
+  // A disk's write cache: runs written from it to the media, and reads it
+  // served without the media.
+  uint64_t destages = 0;
+  uint64_t cache_read_hits = 0;
   uint64_t erases = 0;      // erase operations (multi-plane erase = one)
   // Bytes programmed into NAND, indexed by CellMode's value (0..4).
   std::array<uint64_t, 5> programmed_bytes{};

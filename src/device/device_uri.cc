@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kParams =
     "zones=N, scale=1/K or a fraction, conv=N (conventional zones), "
     "max_open=N, max_active=N, file=PATH (persistent backing), "
-    "timing=real|sim|none";
+    "timing=real|sim|none, write_cache=BYTES (a disk's write-back cache; 0: off)";
 
 absl::Status BadUri(const std::string& uri, const std::string& why) {
   return absl::InvalidArgumentError(absl::StrCat("device URI '", uri, "': ", why));
@@ -74,6 +74,7 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
   double scale = 1;
   std::optional<uint64_t> conv;
   std::string file, timing = "real";
+  DiskParams disk = preset->disk;
   for (const auto& [key, value] : params) {
     if (key == "zones" || key == "conv" || key == "max_open" || key == "max_active") {
       auto v = ParseCount(uri, key, value);
@@ -86,6 +87,11 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
       auto v = ParseScale(uri, value);
       if (!v.ok()) return v.status();
       scale = *v;
+    } else if (key == "write_cache") {
+      if (!preset->is_disk) return BadUri(uri, "write_cache applies to disk presets only");
+      auto v = ParseCount(uri, key, value);
+      if (!v.ok()) return v.status();
+      disk.write_cache_bytes = *v;
     } else if (key == "file") {
       file = value;
     } else if (key == "timing") {
@@ -115,7 +121,7 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
   if (timing != "none") {
     const uint64_t capacity = info.capacity_bytes();
     if (preset->is_disk) {
-      opts.timing = std::make_unique<DiskTiming>(preset->disk, capacity);
+      opts.timing = std::make_unique<DiskTiming>(disk, capacity);
     } else {
       opts.timing = std::make_unique<NandTiming>(preset->nand, info.zone_size);
     }

@@ -1,7 +1,9 @@
 // Hard disk timing: one actuator, a seek curve over the distance the head
-// travels, rotational position, and a transfer rate that falls from the
-// outer to the inner diameter.
+// travels, rotational position, a transfer rate that falls from the outer
+// to the inner diameter, and optionally a write-back cache.
 #pragma once
+
+#include <map>
 
 #include "device/timing_model.h"
 
@@ -18,6 +20,12 @@ struct DiskParams {
   uint64_t min_seek_ns = 600'000;
   uint64_t full_seek_ns = 8'000'000;
   uint64_t command_ns = 50'000;
+  // Write-back cache (0: write-through). A cached write completes once it
+  // crossed the host link; the head writes it later (destage), one zone's
+  // dirty run at a time: on a cache flush, when the cache is full, or while
+  // the head is otherwise idle.
+  uint64_t write_cache_bytes = 0;
+  double link_bytes_per_s = 600e6;  // SATA 6 Gb/s
 };
 
 // The device's byte range is spread over the whole stroke whatever its
@@ -35,13 +43,36 @@ class DiskTiming : public TimingModel {
   uint64_t RevolutionNs() const;
   // Media rate at `offset`.
   double RateAt(uint64_t offset, bool write) const;
+  uint64_t dirty_bytes() const { return dirty_bytes_; }
 
  private:
+  // Bytes a zone holds in the write cache, not yet on the media: contiguous,
+  // since a zone is written at its write pointer.
+  struct DirtyRun {
+    uint64_t offset = 0;
+    uint64_t length = 0;
+    uint64_t seq = 0;  // order of first caching: destage oldest first
+  };
+
+  // Moves the head to `offset` (no earlier than `earliest`) and transfers
+  // `length` bytes; returns when the transfer ends.
+  uint64_t MediaTransfer(uint64_t earliest, uint64_t offset, uint64_t length, bool write);
+  // Writes one zone's dirty run to the media; returns when it is done.
+  uint64_t Destage(std::map<uint32_t, DirtyRun>::iterator it, uint64_t earliest);
+  uint64_t DestageOldest(uint64_t earliest);
+  uint64_t LinkNs(uint64_t length) const;
+  uint64_t CacheWrite(const TimedRequest& r, uint64_t start);
+
   DiskParams params_;
   uint64_t capacity_;
   Timeline head_;
   double head_pos_ = 0;  // fraction of the stroke
   uint64_t next_offset_ = UINT64_MAX;  // where the last transfer ended
+  std::map<uint32_t, DirtyRun> dirty_;  // by zone
+  uint64_t dirty_bytes_ = 0;
+  uint64_t next_seq_ = 0;
+  uint64_t destages_ = 0;
+  uint64_t cache_read_hits_ = 0;
 };
 
 }  // namespace zonestack::device

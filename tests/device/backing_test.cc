@@ -603,7 +603,7 @@ TEST(OpenDeviceTest, UnknownParameterListsTheParameters) {
   EXPECT_EQ(dev.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(Contains(dev.status(), "unknown parameter 'colour'")) << dev.status();
   for (const char* p : {"zones=", "scale=", "conv=", "max_open=", "max_active=",
-                        "file=", "timing="}) {
+                        "file=", "timing=", "write_cache="}) {
     EXPECT_TRUE(Contains(dev.status(), p)) << p << ": " << dev.status();
   }
 }
@@ -624,6 +624,27 @@ TEST(OpenDeviceTest, UnknownSchemeListsTheSchemes) {
   ASSERT_FALSE(dev.ok());
   EXPECT_TRUE(Contains(dev.status(), "emu:")) << dev.status();
   EXPECT_TRUE(Contains(dev.status(), "zbd:")) << dev.status();
+}
+
+TEST(OpenDeviceTest, WriteCacheIsForDisksOnly) {
+  auto ssd = OpenDevice("emu:zn540?zones=4&timing=none&write_cache=1048576");
+  ASSERT_FALSE(ssd.ok());
+  EXPECT_TRUE(Contains(ssd.status(), "disk presets only")) << ssd.status();
+  auto bad = OpenDevice("emu:st14000nm0007?zones=4&scale=1/2048&write_cache=lots");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(Contains(bad.status(), "write_cache='lots'")) << bad.status();
+
+  // A cached write returns before the head could have reached the zone.
+  auto disk = OpenDevice("emu:st14000nm0007?zones=8&scale=1/2048&timing=sim&write_cache=1048576");
+  ASSERT_TRUE(disk.ok()) << disk.status();
+  std::vector<uint8_t> data(64 * KiB, 7);
+  const uint64_t zone4 = 4 * (*disk)->info().zone_size;
+  ASSERT_OK((*disk)->Write(zone4, data, {}));
+  EXPECT_EQ((*disk)->Stats().destages, 0u);
+  EXPECT_LT((*disk)->Stats().busy_ns.at("head"), 1'000'000u);
+  ASSERT_OK((*disk)->Flush({}));
+  EXPECT_EQ((*disk)->Stats().destages, 1u);
+  EXPECT_GT((*disk)->Stats().busy_ns.at("head"), 1'000'000u);
 }
 
 TEST(OpenDeviceTest, ScaledPresetHasTheScaledGeometry) {

@@ -191,5 +191,129 @@ TEST(DiskTimingTest, ZoneManagementCostsOnlyTheCommand) {
             first + kCmd + TransferNs(kMB, kMB, /*write=*/true));
 }
 
+// --- Write-back cache --------------------------------------------------------
+
+constexpr uint64_t kZone = 4 * kMB;
+constexpr double kLink = 500e6;
+
+DiskParams CachedDisk(uint64_t cache_bytes) {
+  DiskParams p = SmallDisk();
+  p.write_cache_bytes = cache_bytes;
+  p.link_bytes_per_s = kLink;
+  return p;
+}
+
+TimedRequest ZoneReq(IoOp op, uint32_t zone, uint64_t in_zone, uint64_t length) {
+  return {.op = op, .zone = zone, .offset = zone * kZone + in_zone, .length = length};
+}
+
+uint64_t LinkNs(uint64_t length) {
+  return static_cast<uint64_t>(std::llround(static_cast<double>(length) * 1e9 / kLink));
+}
+
+uint64_t Destages(const DiskTiming& t) {
+  DeviceStats s;
+  t.ExportStats(&s);
+  return s.destages;
+}
+
+TEST(DiskWriteCacheTest, CachedWriteCompletesAfterTheLinkOnly) {
+  DiskTiming t(CachedDisk(8 * kMB), kCapacity);
+  const uint64_t far = kCapacity / 2 / kZone;
+  EXPECT_EQ(t.Schedule(ZoneReq(IoOp::kWrite, far, 0, kMB), 0), kCmd + LinkNs(kMB));
+  EXPECT_EQ(t.dirty_bytes(), kMB);
+  EXPECT_EQ(HeadBusy(t), 0u);
+  EXPECT_EQ(Destages(t), 0u);
+}
+
+TEST(DiskWriteCacheTest, FlushWritesAZoneRunWithOnePositioning) {
+  // Two zones written in turns by a host that keeps the disk busy (every
+  // request queued at once): write-through repositions at every switch,
+  // the cache writes each zone's run in one go.
+  const uint32_t a = 10, b = 2000;
+  auto workload = [&](DiskTiming& t) {
+    for (uint64_t i = 0; i < 4; ++i) {
+      t.Schedule(ZoneReq(IoOp::kWrite, a, i * kMB / 4, kMB / 4), 0);
+      t.Schedule(ZoneReq(IoOp::kWrite, b, i * kMB / 4, kMB / 4), 0);
+    }
+    return t.Schedule({.op = IoOp::kFlush}, 0);
+  };
+  DiskTiming through(SmallDisk(), kCapacity);
+  DiskTiming cached(CachedDisk(8 * kMB), kCapacity);
+  workload(through);
+  const uint64_t flushed = workload(cached);
+  EXPECT_EQ(Destages(cached), 2u);
+  EXPECT_EQ(cached.dirty_bytes(), 0u);
+  // Each run: at most a seek and a turn, then its transfer.
+  const uint64_t per_run_max = kFullSeek + kRev;
+  EXPECT_LE(HeadBusy(cached), 2 * per_run_max + TransferNs(a * kZone, kMB, true) +
+                                  TransferNs(b * kZone, kMB, true));
+  EXPECT_LT(HeadBusy(cached) * 2, HeadBusy(through));
+  // The flush returns once the media holds everything.
+  EXPECT_GE(flushed, HeadBusy(cached));
+}
+
+TEST(DiskWriteCacheTest, AdjacentZonesDestageAsOneStream) {
+  DiskTiming t(CachedDisk(32 * kMB), kCapacity);
+  for (uint32_t z = 100; z < 104; ++z) t.Schedule(ZoneReq(IoOp::kWrite, z, 0, kZone), 0);
+  const uint64_t flushed = t.Schedule({.op = IoOp::kFlush}, 0);
+  EXPECT_EQ(Destages(t), 4u);
+  uint64_t transfer = 0;
+  for (uint32_t z = 100; z < 104; ++z) transfer += TransferNs(z * kZone, kZone, true);
+  // One positioning for the four runs: they follow one another on the media.
+  EXPECT_LE(HeadBusy(t), transfer + kFullSeek + kRev);
+  EXPECT_GE(flushed, transfer);
+}
+
+TEST(DiskWriteCacheTest, FullCacheDestagesTheOldestRunFirst) {
+  DiskTiming t(CachedDisk(2 * kMB), kCapacity);
+  t.Schedule(ZoneReq(IoOp::kWrite, 1, 0, kMB), 0);
+  t.Schedule(ZoneReq(IoOp::kWrite, 900, 0, kMB), 0);
+  EXPECT_EQ(t.dirty_bytes(), 2 * kMB);
+  EXPECT_EQ(HeadBusy(t), 0u);
+  // No room: zone 1's run goes to the media, and the write waits for it.
+  const uint64_t done = t.Schedule(ZoneReq(IoOp::kWrite, 1800, 0, kMB), 0);
+  EXPECT_EQ(Destages(t), 1u);
+  EXPECT_EQ(t.dirty_bytes(), 2 * kMB);
+  EXPECT_GE(done, kCmd + TransferNs(kZone, kMB, true));
+  // Zone 900's run is still cached: a read of it needs no head.
+  const uint64_t busy = HeadBusy(t);
+  EXPECT_EQ(t.Schedule(ZoneReq(IoOp::kRead, 900, kMB / 2, 4096), 0), kCmd + LinkNs(4096));
+  EXPECT_EQ(HeadBusy(t), busy);
+  // Zone 1's data is on the media now: reading it moves the head.
+  t.Schedule(ZoneReq(IoOp::kRead, 1, 0, 4096), 0);
+  EXPECT_GT(HeadBusy(t), busy);
+}
+
+TEST(DiskWriteCacheTest, IdleHeadDestagesBeforeTheNextRequest) {
+  DiskTiming t(CachedDisk(8 * kMB), kCapacity);
+  const uint64_t written = t.Schedule(ZoneReq(IoOp::kWrite, 50, 0, kMB), 0);
+  // A second later the head has long written the run back.
+  const uint64_t submit = written + 1'000'000'000;
+  const uint64_t read = t.Schedule(ZoneReq(IoOp::kRead, 50, 0, 4096), submit);
+  EXPECT_EQ(Destages(t), 1u);
+  EXPECT_EQ(t.dirty_bytes(), 0u);
+  // The read found the head at the run's end, not in the cache.
+  EXPECT_GT(read, submit + kCmd + LinkNs(4096));
+}
+
+TEST(DiskWriteCacheTest, ResetDropsTheZonesCachedData) {
+  DiskTiming t(CachedDisk(8 * kMB), kCapacity);
+  t.Schedule(ZoneReq(IoOp::kWrite, 7, 0, kMB), 0);
+  t.Schedule(ZoneReq(IoOp::kReset, 7, 0, kMB), 0);
+  EXPECT_EQ(t.dirty_bytes(), 0u);
+  EXPECT_EQ(t.Schedule({.op = IoOp::kFlush}, 0), kCmd);
+  EXPECT_EQ(HeadBusy(t), 0u);
+  EXPECT_EQ(Destages(t), 0u);
+}
+
+TEST(DiskWriteCacheTest, WriteLargerThanTheCacheGoesThrough) {
+  DiskTiming t(CachedDisk(kMB), kCapacity);
+  const uint64_t done = t.Schedule(ZoneReq(IoOp::kWrite, 3, 0, 2 * kMB), 0);
+  EXPECT_EQ(t.dirty_bytes(), 0u);
+  EXPECT_GE(done, kCmd + TransferNs(3 * kZone, 2 * kMB, true));
+  EXPECT_EQ(HeadBusy(t), done - kCmd);
+}
+
 }  // namespace
 }  // namespace zonestack::device

@@ -53,6 +53,7 @@ DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,
   if (n > 0 && elapsed > 0) d.busy_fraction = busy / n / elapsed;
   d.zone_resets = after.zone_resets - before.zone_resets;
   d.erases = after.erases - before.erases;
+  d.destages = after.destages - before.destages;
   return d;
 }
 

@@ -22,6 +22,7 @@ struct DeviceDelta {
   double busy_fraction = 0;
   uint64_t zone_resets = 0;
   uint64_t erases = 0;
+  uint64_t destages = 0;  // a disk's write-cache runs written to the media
 };
 
 DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,

@@ -62,6 +62,7 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
                          {"read_share", total_read ? double(d.total.read_bytes) / total_read : 0.0},
                          {"zone_resets", d.zone_resets},
                          {"erases", d.erases}};
+    if (d.destages) dj["destages"] = d.destages;
     for (const auto& [c, x] : d.by_class) dj["by_class"][c] = CountersJson(x);
     j["devices"].push_back(dj);
   }
