@@ -33,6 +33,9 @@ struct DeviceStats {
   std::array<uint64_t, 5> programmed_bytes{};
   // Busy time of each modeled resource ("die3", "channel1", "head", ...).
   std::map<std::string, uint64_t> busy_ns;
+  // A disk head's busy time by what it was busy for (a destage counts for
+  // the class of the data it writes).
+  std::array<uint64_t, kNumIoClasses> busy_ns_by_class{};
   uint64_t elapsed_ns = 0;  // model time since the device was opened
 
   IoCounters Total() const;

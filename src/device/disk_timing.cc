@@ -27,7 +27,7 @@ uint64_t DiskTiming::LinkNs(uint64_t length) const {
 }
 
 uint64_t DiskTiming::MediaTransfer(uint64_t earliest, uint64_t offset, uint64_t length,
-                                   bool write) {
+                                   bool write, IoClass io_class) {
   const double rate = RateAt(offset, write);
   const uint64_t transfer =
       static_cast<uint64_t>(std::llround(static_cast<double>(length) * 1e9 / rate));
@@ -48,6 +48,7 @@ uint64_t DiskTiming::MediaTransfer(uint64_t earliest, uint64_t offset, uint64_t 
   }
   const uint64_t done = positioned + transfer;
   head_.Reserve(begin, done - begin);
+  busy_by_class_[static_cast<int>(io_class)] += done - begin;
   head_pos_ = static_cast<double>(offset + length) / static_cast<double>(capacity_);
   next_offset_ = offset + length;
   return done;
@@ -58,7 +59,7 @@ uint64_t DiskTiming::Destage(std::map<uint32_t, DirtyRun>::iterator it, uint64_t
   dirty_.erase(it);
   dirty_bytes_ -= run.length;
   ++destages_;
-  return MediaTransfer(earliest, run.offset, run.length, /*write=*/true);
+  return MediaTransfer(earliest, run.offset, run.length, /*write=*/true, run.io_class);
 }
 
 uint64_t DiskTiming::DestageOldest(uint64_t earliest) {
@@ -73,7 +74,7 @@ uint64_t DiskTiming::CacheWrite(const TimedRequest& r, uint64_t start) {
   // Too large to cache, or continuing nothing the cache holds for its zone
   // (a rewrite after a reset): the older run goes first.
   if (r.length > params_.write_cache_bytes) {
-    return MediaTransfer(start, r.offset, r.length, /*write=*/true);
+    return MediaTransfer(start, r.offset, r.length, /*write=*/true, r.io_class);
   }
   uint64_t room_at = start;
   auto it = dirty_.find(r.zone);
@@ -87,6 +88,7 @@ uint64_t DiskTiming::CacheWrite(const TimedRequest& r, uint64_t start) {
   if (run.length == 0) {
     run.offset = r.offset;
     run.seq = next_seq_++;
+    run.io_class = r.io_class;
   }
   run.length += r.length;
   dirty_bytes_ += r.length;
@@ -106,11 +108,11 @@ uint64_t DiskTiming::Schedule(const TimedRequest& r, uint64_t submit_ns) {
         ++cache_read_hits_;
         return start + LinkNs(r.length);
       }
-      return MediaTransfer(start, r.offset, r.length, /*write=*/false);
+      return MediaTransfer(start, r.offset, r.length, /*write=*/false, r.io_class);
     }
     case IoOp::kWrite:
       if (params_.write_cache_bytes == 0) {
-        return MediaTransfer(start, r.offset, r.length, /*write=*/true);
+        return MediaTransfer(start, r.offset, r.length, /*write=*/true, r.io_class);
       }
       return CacheWrite(r, start);
     case IoOp::kFlush: {
@@ -142,6 +144,7 @@ uint64_t DiskTiming::Schedule(const TimedRequest& r, uint64_t submit_ns) {
 
 void DiskTiming::ExportStats(DeviceStats* stats) const {
   stats->busy_ns["head"] = head_.busy_ns;
+  stats->busy_ns_by_class = busy_by_class_;
   stats->destages = destages_;
   stats->cache_read_hits = cache_read_hits_;
 }

@@ -3,6 +3,7 @@
 // to the inner diameter, and optionally a write-back cache.
 #pragma once
 
+#include <array>
 #include <map>
 
 #include "device/timing_model.h"
@@ -52,11 +53,13 @@ class DiskTiming : public TimingModel {
     uint64_t offset = 0;
     uint64_t length = 0;
     uint64_t seq = 0;  // order of first caching: destage oldest first
+    IoClass io_class = IoClass::kOther;  // of the first write: one file's
   };
 
   // Moves the head to `offset` (no earlier than `earliest`) and transfers
   // `length` bytes; returns when the transfer ends.
-  uint64_t MediaTransfer(uint64_t earliest, uint64_t offset, uint64_t length, bool write);
+  uint64_t MediaTransfer(uint64_t earliest, uint64_t offset, uint64_t length, bool write,
+                         IoClass io_class);
   // Writes one zone's dirty run to the media; returns when it is done.
   uint64_t Destage(std::map<uint32_t, DirtyRun>::iterator it, uint64_t earliest);
   uint64_t DestageOldest(uint64_t earliest);
@@ -71,6 +74,7 @@ class DiskTiming : public TimingModel {
   std::map<uint32_t, DirtyRun> dirty_;  // by zone
   uint64_t dirty_bytes_ = 0;
   uint64_t next_seq_ = 0;
+  std::array<uint64_t, kNumIoClasses> busy_by_class_{};
   uint64_t destages_ = 0;
   uint64_t cache_read_hits_ = 0;
 };

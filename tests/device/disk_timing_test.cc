@@ -191,6 +191,23 @@ TEST(DiskTimingTest, ZoneManagementCostsOnlyTheCommand) {
             first + kCmd + TransferNs(kMB, kMB, /*write=*/true));
 }
 
+TEST(DiskTimingTest, HeadBusyTimeIsSplitByIoClass) {
+  DiskTiming t(SmallDisk(), kCapacity);
+  TimedRequest read = Req(IoOp::kRead, kCapacity / 3, kMB);
+  read.io_class = IoClass::kUserRead;
+  TimedRequest write = Req(IoOp::kWrite, kCapacity / 2, kMB);
+  write.io_class = IoClass::kCompaction;
+  const uint64_t r = t.Schedule(read, 0);
+  t.Schedule(write, 0);
+  DeviceStats s;
+  t.ExportStats(&s);
+  EXPECT_EQ(s.busy_ns_by_class[static_cast<int>(IoClass::kUserRead)], r - kCmd);
+  EXPECT_GT(s.busy_ns_by_class[static_cast<int>(IoClass::kCompaction)], 0u);
+  EXPECT_EQ(s.busy_ns_by_class[static_cast<int>(IoClass::kUserRead)] +
+                s.busy_ns_by_class[static_cast<int>(IoClass::kCompaction)],
+            s.busy_ns.at("head"));
+}
+
 // --- Write-back cache --------------------------------------------------------
 
 constexpr uint64_t kZone = 4 * kMB;

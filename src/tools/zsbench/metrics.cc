@@ -51,6 +51,12 @@ DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,
     ++n;
   }
   if (n > 0 && elapsed > 0) d.busy_fraction = busy / n / elapsed;
+  for (int c = 0; c < device::kNumIoClasses; ++c) {
+    const uint64_t ns = after.busy_ns_by_class[c] - before.busy_ns_by_class[c];
+    if (ns == 0 || elapsed <= 0) continue;
+    d.busy_by_class[device::ToString(static_cast<device::IoClass>(c))] =
+        static_cast<double>(ns) / elapsed;
+  }
   d.zone_resets = after.zone_resets - before.zone_resets;
   d.erases = after.erases - before.erases;
   d.destages = after.destages - before.destages;

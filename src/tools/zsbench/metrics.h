@@ -23,6 +23,8 @@ struct DeviceDelta {
   uint64_t zone_resets = 0;
   uint64_t erases = 0;
   uint64_t destages = 0;  // a disk's write-cache runs written to the media
+  // A disk head's busy share of the phase by I/O class ("user_read", ...).
+  std::map<std::string, double> busy_by_class;
 };
 
 DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,

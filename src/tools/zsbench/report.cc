@@ -63,6 +63,7 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
                          {"zone_resets", d.zone_resets},
                          {"erases", d.erases}};
     if (d.destages) dj["destages"] = d.destages;
+    for (const auto& [c, f] : d.busy_by_class) dj["busy_by_class"][c] = f;
     for (const auto& [c, x] : d.by_class) dj["by_class"][c] = CountersJson(x);
     j["devices"].push_back(dj);
   }
