@@ -112,6 +112,25 @@ TEST_F(BasicTest, B3PlusMNeedsAnEmptyZoneBeyondTheGcReserve) {
   EXPECT_TRUE(s->NextMigration({Ssd(10, 2), Hdd()}).has_value());
 }
 
+TEST_F(BasicTest, B3PlusMPassesOverAnSstLongerThanTheFreeZones) {
+  auto s = Make("b3+m");
+  const uint64_t zone = Ssd(10, 3).zone_capacity;
+  s->view().SetLevel(20, 0, 3 * zone);  // an intra-L0 output of three zones
+  s->OnPlaced(SstHint(20), 1, false, 3 * zone);
+  s->view().RecordRead(20);
+  AddSst(*s, 21, 2, false);
+  clock_.Set(10 * kSec);
+  // Two zones free beyond the GC reserve: the L0 SST ranks first but does
+  // not fit.
+  auto m = s->NextMigration({Ssd(10, 3), Hdd()});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(21));
+  clock_.Advance(kSec);
+  m = s->NextMigration({Ssd(10, 4), Hdd()});
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(20));
+}
+
 TEST_F(BasicTest, B3PlusMSkipsCompactionInputs) {
   auto s = Make("b3+m");
   AddSst(*s, 20, 1, false);
