@@ -15,6 +15,11 @@ namespace zonestack::policy {
 
 enum class FileKind : uint8_t { kWal, kSst, kManifest, kOther };
 
+// Which hint announced a new SST (HHZS 3.1): a flushing hint, or a
+// compaction hint. The level does not tell: an intra-L0 compaction writes
+// L0 SSTs too.
+enum class SstOrigin : uint8_t { kUnknown, kFlush, kCompaction };
+
 // RocksDB's write-lifetime hints (Env::WriteLifeTimeHint values).
 enum class Lifetime : uint8_t {
   kNotSet = 0, kNone = 1, kShort = 2, kMedium = 3, kLong = 4, kExtreme = 5,
@@ -26,6 +31,7 @@ struct FileHint {
   FileKind kind = FileKind::kOther;
   Lifetime lifetime = Lifetime::kNotSet;
   int level = -1;  // LSM level of an SST when a hint told it; -1 if unknown
+  SstOrigin origin = SstOrigin::kUnknown;  // while it is written; not persisted
   // RocksDB's FileOptions::temperature (kUnknown=0, kHot=4, kWarm=8,
   // kCold=12); RocksDB's own tiered storage marks last-level SSTs cold.
   uint8_t temperature = 0;

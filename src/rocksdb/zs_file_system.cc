@@ -6,6 +6,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "rocksdb/background_job.h"
 #include "rocksdb/status_map.h"
 #include "rocksdb/zs_files.h"
 
@@ -108,6 +109,14 @@ IOStatus ZoneStackFileSystem::OpenWritable(const std::string& fname, const FileO
   const std::string path = Normalize(fname);
   policy::FileHint hint = HintForPath(path);
   hint.temperature = static_cast<uint8_t>(options.temperature);
+  if (hint.kind == policy::FileKind::kSst) {
+    // The listener marked this thread when its flush or compaction began.
+    switch (CurrentBackgroundJob()) {
+      case BackgroundJob::kFlush: hint.origin = policy::SstOrigin::kFlush; break;
+      case BackgroundJob::kCompaction: hint.origin = policy::SstOrigin::kCompaction; break;
+      case BackgroundJob::kNone: break;
+    }
+  }
   if (scheme_ && hint.kind == policy::FileKind::kSst) {
     // The listener's OnTableFileCreationStarted for this file ran on this
     // thread just before (research/rocksdb_api.md section 1).

@@ -22,7 +22,13 @@ constexpr size_t kWriteBatch = 1 << 20;
 IoContext WriteContext(const policy::FileHint& h) {
   switch (h.kind) {
     case policy::FileKind::kWal: return {IoClass::kWal};
-    case policy::FileKind::kSst: return {h.level == 0 ? IoClass::kFlush : IoClass::kCompaction};
+    case policy::FileKind::kSst:
+      switch (h.origin) {
+        case policy::SstOrigin::kFlush: return {IoClass::kFlush};
+        case policy::SstOrigin::kCompaction: return {IoClass::kCompaction};
+        case policy::SstOrigin::kUnknown: break;
+      }
+      return {h.level == 0 ? IoClass::kFlush : IoClass::kCompaction};
     default: return {IoClass::kMetadata};
   }
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "rocksdb/background_job.h"
 #include "rocksdb/config.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/env.h"
@@ -203,6 +204,30 @@ TEST_F(FileSystemTest, LifetimeHintReachesZfs) {
     }
   }
   EXPECT_TRUE(found);
+}
+
+uint64_t WriteBytes(zfs::Volume& volume, device::IoClass c) {
+  uint64_t bytes = 0;
+  for (const auto& d : volume.devices()) {
+    bytes += d->Stats().by_class[static_cast<int>(c)].write_bytes;
+  }
+  return bytes;
+}
+
+// An SST's writes count as flush or compaction traffic by the job that
+// writes it, not by its level: an intra-L0 compaction writes L0 SSTs.
+TEST_F(FileSystemTest, SstWritesAreClassedByTheJobWritingThem) {
+  zfs::Volume& volume = *fs_->volume();
+  const std::string data(64 << 10, 'c');
+  EnterBackgroundJob(BackgroundJob::kCompaction);
+  Write("/000011.sst", data);
+  LeaveBackgroundJob(BackgroundJob::kCompaction);
+  EXPECT_GE(WriteBytes(volume, device::IoClass::kCompaction), data.size());
+  EXPECT_EQ(WriteBytes(volume, device::IoClass::kFlush), 0u);
+  EnterBackgroundJob(BackgroundJob::kFlush);
+  Write("/000012.sst", data);
+  LeaveBackgroundJob(BackgroundJob::kFlush);
+  EXPECT_GE(WriteBytes(volume, device::IoClass::kFlush), data.size());
 }
 
 TEST_F(FileSystemTest, SecondLockOfAPathFailsUntilUnlocked) {
