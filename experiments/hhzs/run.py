@@ -30,6 +30,7 @@ migrates a share of the SSTs comparable to the paper's runs.
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 
@@ -123,6 +124,12 @@ class Setup:
         # below the SSD cache (256 blocks at K = 2048), as 8 MiB is far below
         # the paper's 2 GiB of cache zones.
         return self.block_cache_bytes or max(BLOCK_CACHE // self.k, 64 * 1024)
+
+    @staticmethod
+    def sst_zones(ssd_zones):
+        """SSD zones HHZS can give SSTs: less the WAL/cache pool and zfs's
+        GC reserve (C_ssd)."""
+        return ssd_zones - WAL_CACHE_ZONES - 1
 
     def migration_rate(self, paper_rate=MIGRATION_RATE):
         return paper_rate * 128 / self.k
@@ -283,6 +290,64 @@ def read_sources(results, schemes, title, phase_names):
     return t
 
 
+def best_sst_reads(ssts, reads, zone_bytes, zones):
+    """The most of `reads` (one count per SST) that whole SSTs in `zones` SSD
+    zones of `zone_bytes` could take: most reads per zone first; an SST takes
+    ceil(size / zone) zones, at least one, as HHZS counts them."""
+    cost = [max(1, -(-x["size"] // zone_bytes)) for x in ssts]
+    best, left = 0, zones
+    for i in sorted(range(len(ssts)), key=lambda i: -reads[i] / cost[i]):
+        if cost[i] <= left:
+            left -= cost[i]
+            best += reads[i]
+    return best
+
+
+def sst_oracle_share(p, zone_bytes, zones, draws=20):
+    """Of the user reads counted on the SSTs live at the end of phase `p`:
+    (the share SSD-resident SSTs took, the most whole SSTs in `zones` SSD
+    zones could have taken knowing every SST's reads in hindsight, and what
+    that hindsight pick gets by chance when the same reads fall on SSTs in
+    proportion to their size, as with no skew: with ~10 reads per SST the
+    luckiest SSTs stand out even then). None without per-SST reads."""
+    ssts = (p.get("scheme") or {}).get("ssts") or []
+    reads = [x["reads"] for x in ssts]
+    total = sum(reads)
+    if not total:
+        return None
+    on_ssd = sum(x["reads"] for x in ssts if x["on_ssd"])
+    best = best_sst_reads(ssts, reads, zone_bytes, zones)
+    rng = random.Random(1)
+    sizes = [max(1, x["size"]) for x in ssts]
+    chance = 0
+    for _ in range(draws):
+        counts = [0] * len(ssts)
+        for i in rng.choices(range(len(ssts)), weights=sizes, k=total):
+            counts[i] += 1
+        chance += best_sst_reads(ssts, counts, zone_bytes, zones)
+    return on_ssd / total, best / total, chance / draws / total
+
+
+def sst_ceiling(results, schemes, title, phase_names, zone_bytes, zones):
+    """How much of the HDD's read load any SST placement could take off it:
+    the hindsight best against what each scheme's SSD SSTs took."""
+    t = Table(title, ["workload", "scheme", "reads on live SSTs", "SSD SSTs took",
+                      f"best in {zones} zones (hindsight)", "same, by chance"])
+    for wl, runs in results:
+        for pn in phase_names(wl):
+            if pn.endswith("-load"):
+                continue
+            for s in schemes:
+                ps = [p for p in (phase(res, s, pn) for res in runs) if p]
+                shares = [v for v in (sst_oracle_share(p, zone_bytes, zones) for p in ps) if v]
+                if not shares:
+                    continue
+                reads = [sum(x["reads"] for x in p["scheme"]["ssts"]) for p in ps]
+                t.add(pn, s, f"{sum(reads) / len(reads):.0f}",
+                      *[spread([v[i] for v in shares]) for i in range(3)])
+    return t
+
+
 def run_workloads(a, setup, out, schemes, workloads, ops, ssd_zones=20, migration_rate=None, rate=0):
     """Runs every workload --repeat times; returns [(workload, [zsbench result per repeat])]."""
     cfgs = [(s, setup.config(out, f"{s}-{ssd_zones}z", s, ssd_zones, migration_rate)) for s in schemes]
@@ -324,12 +389,15 @@ def exp1(a, setup, out):
                          ycsb_phases)
     sources = read_sources(results, schemes, "Exp#1 where reads went (run phases; cache hits and "
                            "migrations are counted from mount)", ycsb_phases)
+    ceiling = sst_ceiling(results, ["hhzs"], "Exp#1 share of user reads whole SSTs on the SSD could "
+                          "take (SSTs live at the phase's end)", ycsb_phases, setup.zone_cap,
+                          setup.sst_zones(20))
     share = Table("Exp#1 share of each level's data on the SSD at the end of workload A",
                   ["scheme", "holder", "SSD share"])
     for s in schemes:
         for h, v in ssd_share_by_level(phase(results[0][1][0], s, "hhzs-a")).items():
             share.add(s, h, v)
-    return [t, ahead, sources, share]
+    return [t, ahead, sources, ceiling, share]
 
 
 def quick(a, setup, out):
@@ -339,7 +407,9 @@ def quick(a, setup, out):
     results = run_workloads(a, setup, out, schemes, [wl], a.ops or 2000)
     return [throughput_tables(results, schemes, schemes[0], f"quick: throughput over {schemes[0]}",
                               ycsb_phases),
-            read_sources(results, schemes, "quick: where reads went", ycsb_phases)]
+            read_sources(results, schemes, "quick: where reads went", ycsb_phases),
+            sst_ceiling(results, schemes, "quick: share of user reads whole SSTs on the SSD could "
+                        "take", ycsb_phases, setup.zone_cap, setup.sst_zones(20))]
 
 
 def exp2(a, setup, out):
@@ -348,7 +418,9 @@ def exp2(a, setup, out):
     results = run_workloads(a, setup, out, schemes, wls, a.ops or 20000)
     return [throughput_tables(results, schemes, "b3", "Exp#2 breakdown, throughput over B3", ycsb_phases),
             read_sources(results, schemes, "Exp#2 where reads went (run phases; cache hits and "
-                         "migrations are counted from mount)", ycsb_phases)]
+                         "migrations are counted from mount)", ycsb_phases),
+            sst_ceiling(results, ["p+m", "hhzs"], "Exp#2 share of user reads whole SSTs on the SSD "
+                        "could take", ycsb_phases, setup.zone_cap, setup.sst_zones(20))]
 
 
 def sweep(a, setup, out, title, mixes):

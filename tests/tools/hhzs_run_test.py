@@ -57,6 +57,35 @@ class AheadCountsTest(unittest.TestCase):
         self.assertEqual(t.rows, [["hhzs-a", "2/3", "2/3", "1/3"]])
 
 
+class SstCeilingTest(unittest.TestCase):
+    def sst(self, reads, zones=1, on_ssd=False):
+        return {"reads": reads, "size": zones * 1000, "on_ssd": on_ssd}
+
+    def test_best_takes_most_reads_per_zone_that_fit(self):
+        ssts = [self.sst(30, zones=3), self.sst(12), self.sst(11), self.sst(5)]
+        reads = [x["reads"] for x in ssts]
+        # Per zone: 10, 12, 11, 5. Two zones: 12 + 11; the 3-zone SST cannot fit.
+        self.assertEqual(run.best_sst_reads(ssts, reads, 1000, 2), 23)
+        # Four zones: 12, 11, then the 3-zone SST no longer fits; 5 does.
+        self.assertEqual(run.best_sst_reads(ssts, reads, 1000, 4), 28)
+        self.assertEqual(run.best_sst_reads(ssts, reads, 1000, 5), 53)
+
+    def test_shares_of_the_ssd_the_hindsight_pick_and_chance(self):
+        ssts = [self.sst(90, on_ssd=True)] + [self.sst(1) for _ in range(10)]
+        on_ssd, best, chance = run.sst_oracle_share({"scheme": {"ssts": ssts}}, 1000, 1)
+        self.assertAlmostEqual(on_ssd, 0.9)
+        self.assertAlmostEqual(best, 0.9)
+        # 100 reads over 11 equal SSTs: the luckiest gets well under 90.
+        self.assertGreater(chance, 1 / 11)
+        self.assertLess(chance, 0.3)
+
+    def test_no_per_sst_reads_gives_no_row(self):
+        self.assertIsNone(run.sst_oracle_share({"scheme": {}}, 1000, 17))
+        runs = [result({"hhzs": 100})]
+        t = run.sst_ceiling([("w,hhzs-a", runs)], ["hhzs"], "t", lambda wl: ["hhzs-a"], 1000, 17)
+        self.assertEqual(t.rows, [])
+
+
 class Exp1Test(unittest.TestCase):
     def test_exp1_builds_its_tables_from_repeated_runs(self):
         def fake_zsbench(a_, setup_, cfgs, wl, path, n, rate):
