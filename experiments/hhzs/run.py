@@ -389,7 +389,7 @@ def exp1(a, setup, out):
                          ycsb_phases)
     sources = read_sources(results, schemes, "Exp#1 where reads went (run phases; cache hits and "
                            "migrations are counted from mount)", ycsb_phases)
-    ceiling = sst_ceiling(results, ["hhzs"], "Exp#1 share of user reads whole SSTs on the SSD could "
+    ceiling = sst_ceiling(results, schemes, "Exp#1 share of user reads whole SSTs on the SSD could "
                           "take (SSTs live at the phase's end)", ycsb_phases, setup.zone_cap,
                           setup.sst_zones(20))
     share = Table("Exp#1 share of each level's data on the SSD at the end of workload A",
