@@ -266,27 +266,33 @@ def user_read_ops(device):
     return device.get("by_class", {}).get("user_read", {}).get("read_ops", 0)
 
 
-def read_sources(results, schemes, title, phase_names):
-    """Where user reads were served: HDD share of device reads, SSD-cache hits
-    (summed over repeats for the share, averaged for the counts)."""
-    t = Table(title, ["workload", "scheme", "ops/s", "HDD share of user reads", "SSD-cache hits",
-                      "SSTs migrated"])
+def run_phases(results, schemes, phase_names):
+    """(phase name, scheme, [that phase of each repeat]) for every run (not
+    load) phase and scheme that has one."""
     for wl, runs in results:
         for pn in phase_names(wl):
             if pn.endswith("-load"):
                 continue
             for s in schemes:
                 ps = [p for p in (phase(res, s, pn) for res in runs) if p]
-                if not ps:
-                    continue
-                reads = [user_read_ops(p["devices"][-1]) for p in ps if p["devices"]]
-                total = [sum(user_read_ops(d) for d in p["devices"]) for p in ps]
-                states = [p.get("scheme") or {} for p in ps]
-                hits = [st.get("cache", {}).get("hits") for st in states]
-                moved = [st.get("migration", {}).get("files_moved") for st in states]
-                mean = lambda v: "-" if None in v else f"{sum(v) / len(v):.0f}"
-                t.add(pn, s, f"{sum(p['ops_per_second'] for p in ps) / len(ps):.0f}",
-                      sum(reads) / sum(total) if sum(total) else "-", mean(hits), mean(moved))
+                if ps:
+                    yield pn, s, ps
+
+
+def read_sources(results, schemes, title, phase_names):
+    """Where user reads were served: HDD share of device reads, SSD-cache hits
+    (summed over repeats for the share, averaged for the counts)."""
+    t = Table(title, ["workload", "scheme", "ops/s", "HDD share of user reads", "SSD-cache hits",
+                      "SSTs migrated"])
+    for pn, s, ps in run_phases(results, schemes, phase_names):
+        reads = [user_read_ops(p["devices"][-1]) for p in ps if p["devices"]]
+        total = [sum(user_read_ops(d) for d in p["devices"]) for p in ps]
+        states = [p.get("scheme") or {} for p in ps]
+        hits = [st.get("cache", {}).get("hits") for st in states]
+        moved = [st.get("migration", {}).get("files_moved") for st in states]
+        mean = lambda v: "-" if None in v else f"{sum(v) / len(v):.0f}"
+        t.add(pn, s, f"{sum(p['ops_per_second'] for p in ps) / len(ps):.0f}",
+              sum(reads) / sum(total) if sum(total) else "-", mean(hits), mean(moved))
     return t
 
 
@@ -333,18 +339,13 @@ def sst_ceiling(results, schemes, title, phase_names, zone_bytes, zones):
     the hindsight best against what each scheme's SSD SSTs took."""
     t = Table(title, ["workload", "scheme", "reads on live SSTs", "SSD SSTs took",
                       f"best in {zones} zones (hindsight)", "same, by chance"])
-    for wl, runs in results:
-        for pn in phase_names(wl):
-            if pn.endswith("-load"):
-                continue
-            for s in schemes:
-                ps = [p for p in (phase(res, s, pn) for res in runs) if p]
-                shares = [v for v in (sst_oracle_share(p, zone_bytes, zones) for p in ps) if v]
-                if not shares:
-                    continue
-                reads = [sum(x["reads"] for x in p["scheme"]["ssts"]) for p in ps]
-                t.add(pn, s, f"{sum(reads) / len(reads):.0f}",
-                      *[spread([v[i] for v in shares]) for i in range(3)])
+    for pn, s, ps in run_phases(results, schemes, phase_names):
+        shares = [v for v in (sst_oracle_share(p, zone_bytes, zones) for p in ps) if v]
+        if not shares:
+            continue
+        reads = [sum(x["reads"] for x in p["scheme"]["ssts"]) for p in ps]
+        t.add(pn, s, f"{sum(reads) / len(reads):.0f}",
+              *[spread([v[i] for v in shares]) for i in range(3)])
     return t
 
 
