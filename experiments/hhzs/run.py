@@ -363,6 +363,10 @@ def run_workloads(a, setup, out, schemes, workloads, ops, ssd_zones=20, migratio
         # A scan costs a block read per sorted run it spans (~20 HDD reads
         # here against ~1 for a get), so E runs a tenth of the ops.
         n = max(ops // 10, 100) if ops and wl.endswith("hhzs-e") else ops
+        if getattr(a, "pool", None):
+            results.append((wl.replace("settle,", ""),
+                            pooled_runs(a.pool, os.path.basename(out), f"{safe}-{ssd_zones}z")))
+            continue
         runs = []
         for r in range(a.repeat):
             # The first repeat keeps the single-run file name, so --reuse
@@ -375,6 +379,22 @@ def run_workloads(a, setup, out, schemes, workloads, ops, ssd_zones=20, migratio
                 runs.append(zsbench(a, setup, cfgs, wl, path, n, rate))
         results.append((wl.replace("settle,", ""), runs))
     return results
+
+
+def pooled_runs(dirs, experiment, stem):
+    """Every repeat's zsbench JSON (STEM.json, STEM-r2.json, ...) in the
+    EXPERIMENT folder of each of `dirs`, in that order."""
+    runs = []
+    for d in dirs:
+        for r in range(1, 1000):
+            path = os.path.join(d, experiment, stem + (f"-r{r}" if r > 1 else "") + ".json")
+            if not os.path.exists(path):
+                break
+            with open(path) as f:
+                runs.append(json.load(f))
+    if not runs:
+        sys.exit(f"--pool: no {stem}.json under {experiment}/ of {', '.join(dirs)}")
+    return runs
 
 
 def ycsb_phases(wl):
@@ -561,6 +581,8 @@ def plot_table(t, path):
     plt.close(fig)
 
 
+# The experiments whose comparisons all go through run_workloads.
+POOLABLE = {"exp1", "exp2", "exp3", "exp4", "exp5", "o4", "quick"}
 EXPERIMENTS = {"quick": quick, "exp1": exp1, "exp2": exp2, "exp3": exp3, "exp4": exp4, "exp5": exp5, "exp6": exp6,
                "o1": o1o2, "o2": o1o2, "o3": o3, "o4": o4}
 
@@ -590,6 +612,10 @@ def main():
     ap.add_argument("--interval", type=float, default=1.0)
     ap.add_argument("--reuse", action="store_true",
                     help="keep the zsbench results already in OUT (resume an interrupted experiment)")
+    ap.add_argument("--pool", type=lambda v: v.split(","), default=None, metavar="DIR,DIR...",
+                    help="run nothing: tables from every repeat's JSON already in these result "
+                         "folders, pooled (experiments run through run_workloads: exp1-exp5, o4, "
+                         "quick)")
     ap.add_argument("--settle", action="store_true",
                     help="wait for compactions between load and run (the paper does not)")
     ap.add_argument("--timing", default="real", choices=["real", "sim", "none"])
@@ -598,11 +624,15 @@ def main():
     a = ap.parse_args()
     setup = Setup(a)
     names = sorted(set(EXPERIMENTS) - {"o2", "quick"}) if a.experiment == "all" else [a.experiment]
+    if a.pool and not set(names) <= POOLABLE:
+        ap.error(f"--pool works for {', '.join(sorted(POOLABLE))}")
     for name in names:
         out = os.path.join(a.out, name)
         os.makedirs(out, exist_ok=True)
         tables = EXPERIMENTS[name](a, setup, out)
         text = f"## {name} (scale 1/{setup.k}, {setup.records} records, {setup.threads} threads)\n\n"
+        if a.pool:
+            text += f"Every run under {', '.join(a.pool)}, pooled.\n\n"
         text += "".join(t.markdown() + "\n" for t in tables)
         text += f"Paper: {PAPER[name]}\n"
         for i, t in enumerate(tables):

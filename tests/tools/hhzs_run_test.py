@@ -130,5 +130,28 @@ class RepeatFilesTest(unittest.TestCase):
             self.assertEqual(len(first[0][1]), 2)
 
 
+class PoolTest(unittest.TestCase):
+    def test_pool_reads_every_repeat_of_every_folder_and_runs_nothing(self):
+        with tempfile.TemporaryDirectory() as root:
+            dirs = []
+            for d, n in (("s1", 2), ("s2", 1)):
+                os.makedirs(os.path.join(root, d, "exp1"))
+                dirs.append(os.path.join(root, d))
+                for r in range(1, n + 1):
+                    name = "hhzs-a-load+hhzs-a-20z" + (f"-r{r}" if r > 1 else "") + ".json"
+                    with open(os.path.join(root, d, "exp1", name), "w") as f:
+                        json.dump(result({"b3": 100 * r, "hhzs": 110 * r}), f)
+            a = argparse.Namespace(settle=False, repeat=1, reuse=False, pool=dirs)
+            setup = mock.Mock()
+            setup.config.return_value = "cfg"
+            with mock.patch.object(run, "zsbench", side_effect=AssertionError("ran zsbench")):
+                got = run.run_workloads(a, setup, os.path.join(root, "out", "exp1"), ["b3", "hhzs"],
+                                        ["hhzs-a-load,hhzs-a"], 10)
+            self.assertEqual(len(got[0][1]), 3)
+            with self.assertRaises(SystemExit):
+                run.run_workloads(a, setup, os.path.join(root, "out", "exp2"), ["b3"],
+                                  ["hhzs-a-load,hhzs-a"], 10)
+
+
 if __name__ == "__main__":
     unittest.main()
