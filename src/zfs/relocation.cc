@@ -195,6 +195,8 @@ absl::Status VolumeImpl::Migrate(const std::string& path, uint32_t device,
   }
   if (!s.ok()) {
     ++migration_failures_;
+    if (absl::IsAborted(s)) ++migrations_aborted_;
+    if (absl::IsResourceExhausted(s)) ++migrations_without_room_;
   } else if (moved > 0) {
     ++migrated_files_;
     migrated_bytes_ += moved;
@@ -203,7 +205,8 @@ absl::Status VolumeImpl::Migrate(const std::string& path, uint32_t device,
 }
 
 MigrationStats VolumeImpl::migration_stats() const {
-  return {migrated_files_.load(), migrated_bytes_.load(), migration_failures_.load()};
+  return {migrated_files_.load(), migrated_bytes_.load(), migration_failures_.load(),
+          migrations_aborted_.load(), migrations_without_room_.load()};
 }
 
 bool VolumeImpl::SleepUntil(absl::Time deadline) {

@@ -99,6 +99,10 @@ struct MigrationStats {
   uint64_t files_moved = 0;
   uint64_t bytes_moved = 0;
   uint64_t failures = 0;  // moves that failed or were aborted (file deleted, ...)
+  // Of the failures: the file was deleted or rewritten during the copy (a
+  // compaction took it), and the destination ran out of empty zones.
+  uint64_t aborted = 0;
+  uint64_t no_room = 0;
 };
 
 struct GcStats {

@@ -307,6 +307,7 @@ class VolumeImpl {
   absl::Mutex stop_mu_;
   bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;
   std::atomic<uint64_t> migrated_files_{0}, migrated_bytes_{0}, migration_failures_{0};
+  std::atomic<uint64_t> migrations_aborted_{0}, migrations_without_room_{0};
 };
 
 uint64_t NowMicros();

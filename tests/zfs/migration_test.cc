@@ -194,6 +194,8 @@ TEST_F(MigrationTest, SlowMigrationDoesNotHoldGcUpAndAFileDeletedMidMoveFails) {
   const MigrationStats stats = vol_->migration_stats();
   EXPECT_EQ(stats.files_moved, 0u);
   EXPECT_EQ(stats.failures, 1u);
+  EXPECT_EQ(stats.aborted, 1u);
+  EXPECT_EQ(stats.no_room, 0u);
   EXPECT_EQ(vol_->Space()[1].valid_bytes, 0u) << "the copies are given back";
   ExpectConsistent(*vol_);
   ExpectNoLeakedSpace(*vol_);
@@ -204,6 +206,30 @@ TEST_F(MigrationTest, SlowMigrationDoesNotHoldGcUpAndAFileDeletedMidMoveFails) {
   EXPECT_EQ(vol_->Migrate("/y", 1, 0).code(), absl::StatusCode::kFailedPrecondition);
   ASSERT_OK(w->Close());
   EXPECT_EQ(vol_->migration_stats().failures, 3u);
+  EXPECT_EQ(vol_->migration_stats().aborted, 1u);
+}
+
+TEST_F(MigrationTest, AMoveThatRunsOutOfZonesIsCountedAsNoRoom) {
+  SetUpVolume();
+  // Fill all but about one of the SSD's data zones, then put a file of
+  // several zones on the disk and ask for it on the SSD.
+  const uint64_t zone = vol_->devices()[0]->info().zone_capacity;
+  const uint32_t data_zones = vol_->Space()[0].empty_zones;
+  ASSERT_OK(Write("/fill", (data_zones - 2) * zone));
+  policy_->SetDevices({1}, {1});
+  ASSERT_OK(Write("/h", 3 * zone));
+  policy_->SetDevices({0, 1}, {0, 1});
+  const absl::Status s = vol_->Migrate("/h", 0, 0);
+  EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  const MigrationStats stats = vol_->migration_stats();
+  EXPECT_EQ(stats.failures, 1u);
+  EXPECT_EQ(stats.no_room, 1u);
+  EXPECT_EQ(stats.aborted, 0u);
+  EXPECT_EQ(DevicesOf("/h"), std::set<uint32_t>{1});
+  ExpectFilesIntact(*vol_, std::map<std::string, uint64_t>{{"/fill", (data_zones - 2) * zone},
+                                                          {"/h", 3 * zone}});
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
 }
 
 TEST_F(MigrationTest, BackgroundThreadRunsThePolicysMigrations) {

@@ -137,7 +137,8 @@ nlohmann::json SchemeState(const rocksdb::DB& db) {
   if (parts->volume) {
     const zs::zfs::MigrationStats m = parts->volume->migration_stats();
     j["migration"] = {{"files_moved", m.files_moved}, {"bytes_moved", m.bytes_moved},
-                      {"failures", m.failures}};
+                      {"failures", m.failures},       {"aborted", m.aborted},
+                      {"no_room", m.no_room}};
   }
   if (parts->cache) {
     const zs::policy::CacheStats c = parts->cache->stats();
