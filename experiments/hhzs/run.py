@@ -135,6 +135,9 @@ class Setup:
         return paper_rate * 128 / self.k
 
     def config(self, out_dir, tag, scheme, ssd_zones=20, migration_rate=None):
+        """A volume config for `scheme`: a scheme name, optionally followed by
+        /KEY:VALUE scheme options (quick --schemes hhzs,hhzs/priority:read_rate)."""
+        scheme, *extra = scheme.split("/")
         scheme_opts = {
             "name": scheme,
             "sst_bytes": self.sst,
@@ -144,9 +147,12 @@ class Setup:
         }
         if scheme.startswith("b") and scheme[1:2].isdigit():
             scheme_opts["level_threshold"] = int(scheme[1])
+        for kv in extra:
+            key, _, value = kv.partition(":")
+            scheme_opts[key] = json.loads(value) if value[:1].isdigit() else value
         cfg = {"devices": self.devices(ssd_zones), "scheme": scheme_opts,
                "block_cache_bytes": self.block_cache()}
-        path = os.path.join(out_dir, f"{tag}.json")
+        path = os.path.join(out_dir, tag.replace("/", "+").replace(":", "_") + ".json")
         with open(path, "w") as f:
             json.dump(cfg, f, indent=1)
         return path
@@ -605,7 +611,9 @@ def main():
     ap.add_argument("--hdd-write-cache", type=int, default=256 << 20,
                     help="the HDD's write-back cache in bytes, the drive's 256 MB unscaled "
                          "(0: write-through, as before session 9)")
-    ap.add_argument("--schemes", default="", help="quick: comma-separated schemes (first is the base)")
+    ap.add_argument("--schemes", default="",
+                    help="quick: comma-separated schemes (first is the base), each NAME[/KEY:VALUE...] "
+                         "with scheme options, e.g. hhzs/priority:read_rate")
     ap.add_argument("--workload", default="", help="quick: zsbench phases (default hhzs-a-load,hhzs-a)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="run every comparison this many times; tables give the mean (min-max) of ratios")

@@ -41,7 +41,7 @@ class BasicScheme : public HintedScheme {
     for (SstInfo& sst : view_.Ssts()) {
       if (!Migratable(sst) || sst.on_ssd || sst.level >= options_.level_threshold) continue;
       if (SstZones(sst.size, devices[*ssd].zone_capacity) > free_zones) continue;
-      if (!best || HigherPriority(sst, *best, now)) best = std::move(sst);
+      if (!best || Ranks(sst, *best, now)) best = std::move(sst);
     }
     if (!best) return std::nullopt;
     return Migration{best->path, *ssd};

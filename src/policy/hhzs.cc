@@ -52,8 +52,7 @@ class HhzsScheme : public HintedScheme {
       // nobody has read would only take SSD space from one that is.
       if (!sst.on_ssd && sst.reads == 0) continue;
       auto& pick = sst.on_ssd ? worst_on_ssd : best_on_hdd;
-      const bool better = !pick || (sst.on_ssd ? HigherPriority(*pick, sst, now)
-                                               : HigherPriority(sst, *pick, now));
+      const bool better = !pick || (sst.on_ssd ? Ranks(*pick, sst, now) : Ranks(sst, *pick, now));
       if (better) pick = std::move(sst);
     }
     const int64_t free_zones = FreeSsdZones(devices[*ssd], PoolZones(*ssd, devices));
@@ -151,7 +150,7 @@ class HhzsScheme : public HintedScheme {
     if (free_zones >= needed) return Migration{best_on_hdd->path, ssd};
     // A swap whose SSD half frees too few zones for the HDD half (an SST of
     // several zones, from an intra-L0 compaction) would only evict.
-    if (worst_on_ssd && HigherPriority(*best_on_hdd, *worst_on_ssd, now) &&
+    if (worst_on_ssd && Ranks(*best_on_hdd, *worst_on_ssd, now) &&
         free_zones + int64_t{plan.Zones(worst_on_ssd->size)} >= int64_t{zones}) {
       absl::MutexLock lock(&swap_mu_);
       swap_in_ = best_on_hdd->number;

@@ -33,9 +33,10 @@ std::vector<uint32_t> DeviceOrder(const std::vector<DeviceView>& devices, bool s
   return order;
 }
 
-bool HigherPriority(const SstInfo& a, const SstInfo& b, uint64_t now_us) {
-  if (a.level != b.level) return a.level < b.level;
+bool HigherPriority(const SstInfo& a, const SstInfo& b, uint64_t now_us, SstPriority order) {
   const double ra = a.ReadRate(now_us), rb = b.ReadRate(now_us);
+  if (order == SstPriority::kReadRateFirst && ra != rb) return ra > rb;
+  if (a.level != b.level) return a.level < b.level;
   if (ra != rb) return ra > rb;
   return std::tuple(!a.trivially_moved, a.number) > std::tuple(!b.trivially_moved, b.number);
 }

@@ -28,10 +28,12 @@ std::optional<uint32_t> FirstHdd(const std::vector<DeviceView>& devices);
 std::vector<uint32_t> DeviceOrder(const std::vector<DeviceView>& devices, bool ssd_first);
 
 // HHZS 3.4: `a` ranks above `b` if it lies at a lower level, or at the same
-// level with a higher read rate. Ties (which the paper leaves open) go to
+// level with a higher read rate (kReadRateFirst: a higher read rate, or the
+// same rate at a lower level). Ties (which the paper leaves open) go to
 // the SST that was not trivially moved (as the authors' code does), then
 // to the newer SST, so the order is total and decisions reproducible.
-bool HigherPriority(const SstInfo& a, const SstInfo& b, uint64_t now_us);
+bool HigherPriority(const SstInfo& a, const SstInfo& b, uint64_t now_us,
+                    SstPriority order = SstPriority::kLevelFirst);
 // An SST migration may pick: placed by zfs, complete, of known level and
 // not an input of a running compaction (it is about to be deleted).
 bool Migratable(const SstInfo& sst);
@@ -58,6 +60,10 @@ class HintedScheme : public Scheme {
                            bool sst_ssd_first, bool wal_pool) const;
   // True at most once per options().decision_interval_us.
   bool DecisionDue();
+  // HigherPriority in the order options().priority names.
+  bool Ranks(const SstInfo& a, const SstInfo& b, uint64_t now_us) const {
+    return HigherPriority(a, b, now_us, options_.priority);
+  }
 
  private:
   absl::Mutex decision_mu_;

@@ -21,6 +21,8 @@
 
 namespace zonestack::policy {
 
+enum class SstPriority { kLevelFirst, kReadRateFirst };
+
 struct SchemeOptions {
   std::string name = "hhzs";
   // RocksDB's target SST size; one SST fills one SSD zone (HHZS 3.2).
@@ -39,6 +41,10 @@ struct SchemeOptions {
   // uses 30 s; scaled down for the same reason as decision_interval_us).
   uint64_t hdd_read_window_us = 2'000'000;
   int level_threshold = 3;  // h of Bh (and B3+M)
+  // How migration ranks SSTs (3.4): the paper's level first, or read rate
+  // first (an option for studying the rule: under skew the hottest SSTs
+  // may sit at the last levels).
+  SstPriority priority = SstPriority::kLevelFirst;
   // AUTO: the SSD's sequential write throughput the thresholds refer to.
   double ssd_write_bytes_per_sec = 1000.0 * (1 << 20);
   // Clock for the view and rate windows; null = the system clock.

@@ -133,12 +133,21 @@ absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::st
       auto n = Integer(v, what, 1, UINT64_MAX / 1000, source);
       if (!n.ok()) return n.status();
       options.hdd_read_window_us = *n * 1000;
+    } else if (key == "priority") {
+      const std::string p = v.is_string() ? v.get<std::string>() : "";
+      if (p == "level") {
+        options.priority = policy::SstPriority::kLevelFirst;
+      } else if (p == "read_rate") {
+        options.priority = policy::SstPriority::kReadRateFirst;
+      } else {
+        return Bad(source, "scheme \"priority\" must be \"level\" (the paper's) or \"read_rate\"");
+      }
     } else {
       return Bad(source, absl::StrCat("unknown scheme key \"", key,
                                       "\"; keys: name, sst_bytes, wal_cache_zones, "
                                       "migration_mib_per_sec, hdd_random_read_iops, "
                                       "level_threshold, ssd_write_mib_per_sec, "
-                                      "decision_interval_ms, hdd_read_window_ms"));
+                                      "decision_interval_ms, hdd_read_window_ms, priority"));
     }
   }
   return options;

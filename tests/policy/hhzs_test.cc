@@ -21,9 +21,11 @@ using Devices = std::vector<uint32_t>;
 
 class HhzsTest : public ::testing::Test {
  protected:
-  std::shared_ptr<Scheme> Make(const std::string& name) {
+  std::shared_ptr<Scheme> Make(const std::string& name,
+                               SstPriority priority = SstPriority::kLevelFirst) {
     SchemeOptions o;
     o.name = name;
+    o.priority = priority;
     o.now_us = clock_.fn();
     o.wal_cache_zones = 2;
     o.hdd_random_read_iops = 10;  // popularity migration above 5 reads/s
@@ -279,6 +281,18 @@ TEST(SstPriorityTest, LowerLevelThenHigherReadRate) {
   EXPECT_FALSE(HigherPriority(a, b, 10 * kSec));
 }
 
+TEST(SstPriorityTest, ReadRateFirstThenLowerLevel) {
+  SstInfo a, b;
+  a.number = 1, b.number = 2;
+  a.level = 1, a.reads = 1;
+  b.level = 3, b.reads = 50;
+  const auto rate_first = SstPriority::kReadRateFirst;
+  EXPECT_TRUE(HigherPriority(b, a, 10 * kSec, rate_first));
+  EXPECT_FALSE(HigherPriority(a, b, 10 * kSec, rate_first));
+  b.reads = 1;  // same rate: the lower level
+  EXPECT_TRUE(HigherPriority(a, b, 10 * kSec, rate_first));
+}
+
 TEST(SstPriorityTest, TiesGoToNotTriviallyMovedThenNewer) {
   SstInfo a, b;
   a.number = 1, b.number = 2;
@@ -404,6 +418,24 @@ TEST_F(HhzsTest, PopularityPassesOverHddSstsNobodyRead) {
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->path, SstName(3));
   EXPECT_EQ(m->to_device, 0u);
+}
+
+TEST_F(HhzsTest, ReadRateFirstPriorityMovesTheHottestSstWhateverItsLevel) {
+  // #2 (L1) has one read, #3 (L2) twelve. The paper's level-first order
+  // moves #2; the read-rate-first option moves #3.
+  for (auto [priority, moved] : {std::pair{SstPriority::kLevelFirst, 2},
+                                 std::pair{SstPriority::kReadRateFirst, 3}}) {
+    clock_.Set(0);
+    auto s = Make("p+m", priority);
+    AddSst(*s, 1, 0, true);
+    AddSst(*s, 2, 1, false);
+    AddSst(*s, 3, 2, false);
+    s->view().RecordRead(2);
+    HddReads(*s, 3, 12);
+    auto m = s->NextMigration(devices_);
+    ASSERT_TRUE(m.has_value());
+    EXPECT_EQ(m->path, SstName(static_cast<uint64_t>(moved)));
+  }
 }
 
 TEST_F(HhzsTest, PopularityMovesAnSstOfManyZonesOnlyIntoAsManyFreeZones) {

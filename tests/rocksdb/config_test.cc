@@ -82,7 +82,8 @@ TEST(ConfigTest, SchemeObjectSetsSchemeOptions) {
       "scheme": {"name": "b3+m", "sst_bytes": 1048576, "wal_cache_zones": 3,
                  "migration_mib_per_sec": 0.5, "hdd_random_read_iops": 200,
                  "level_threshold": 2, "ssd_write_mib_per_sec": 800,
-                 "decision_interval_ms": 250, "hdd_read_window_ms": 4000},
+                 "decision_interval_ms": 250, "hdd_read_window_ms": 4000,
+                 "priority": "read_rate"},
       "block_cache_bytes": 1048576})",
                            "test.json");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -97,6 +98,7 @@ TEST(ConfigTest, SchemeObjectSetsSchemeOptions) {
   EXPECT_DOUBLE_EQ(o.ssd_write_bytes_per_sec, 800.0 * (1 << 20));
   EXPECT_EQ(o.decision_interval_us, 250'000u);
   EXPECT_EQ(o.hdd_read_window_us, 4'000'000u);
+  EXPECT_EQ(o.priority, policy::SstPriority::kReadRateFirst);
   EXPECT_EQ(c->placement, "b3+m");  // the scheme is the placement
   EXPECT_EQ(c->block_cache_bytes, 1048576u);
 }
@@ -169,6 +171,8 @@ TEST(ConfigTest, SchemeErrorsNameTheProblem) {
   expect_error("{" + dev + R"("scheme": {"name": 3}})", "\"name\" must be a string");
   expect_error("{" + dev + R"("scheme": {"name": "p", "sst_byte": 1}})",
                "unknown scheme key \"sst_byte\"");
+  expect_error("{" + dev + R"("scheme": {"name": "p", "priority": "hot"}})",
+               "\"priority\" must be \"level\"");
   expect_error("{" + dev + R"("scheme": {"name": "p", "sst_bytes": 0}})", "sst_bytes");
   expect_error("{" + dev + R"("scheme": {"name": "p", "sst_bytes": -5}})", "integer");
   expect_error("{" + dev + R"("scheme": {"name": "p", "sst_bytes": 1.5}})", "integer");
