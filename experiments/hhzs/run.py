@@ -49,6 +49,7 @@ MEMTABLE = 512 * MiB
 LEVEL_BASE = 1 * GiB
 BLOCK_CACHE = 8 * MiB
 WAL_CACHE_ZONES = 2
+SSD_ZONES = 20                # available SSD zones (4.1; Exp#5 varies it)
 MIGRATION_RATE = 4 * MiB
 YCSB_ZIPF_ITEMS = 10 ** 10     # YCSB's scrambled zipfian draws from 10^10 items
 
@@ -134,7 +135,7 @@ class Setup:
     def migration_rate(self, paper_rate=MIGRATION_RATE):
         return paper_rate * 128 / self.k
 
-    def config(self, out_dir, tag, scheme, ssd_zones=20, migration_rate=None):
+    def config(self, out_dir, tag, scheme, ssd_zones=SSD_ZONES, migration_rate=None):
         """A volume config for `scheme`: a scheme name, optionally followed by
         /KEY:VALUE scheme options (quick --schemes hhzs,hhzs/priority:read_rate)."""
         scheme, *extra = scheme.split("/")
@@ -149,7 +150,10 @@ class Setup:
             scheme_opts["level_threshold"] = int(scheme[1])
         for kv in extra:
             key, _, value = kv.partition(":")
-            scheme_opts[key] = json.loads(value) if value[:1].isdigit() else value
+            try:
+                scheme_opts[key] = json.loads(value)
+            except json.JSONDecodeError:
+                scheme_opts[key] = value  # a bare word: read_rate
         cfg = {"devices": self.devices(ssd_zones), "scheme": scheme_opts,
                "block_cache_bytes": self.block_cache()}
         path = os.path.join(out_dir, tag.replace("/", "+").replace(":", "_") + ".json")
@@ -317,7 +321,7 @@ def best_sst_reads(ssts, reads, zone_bytes, zones):
 
 def sst_oracle_share(p, zone_bytes, zones, draws=20):
     """Of the user reads counted on the SSTs live at the end of phase `p`:
-    (the share SSD-resident SSTs took, the most whole SSTs in `zones` SSD
+    (their number, the share SSD-resident SSTs took, the most whole SSTs in `zones` SSD
     zones could have taken knowing every SST's reads in hindsight, and what
     that hindsight pick gets by chance when the same reads fall on SSTs in
     proportion to their size, as with no skew: with ~10 reads per SST the
@@ -337,7 +341,7 @@ def sst_oracle_share(p, zone_bytes, zones, draws=20):
         for i in rng.choices(range(len(ssts)), weights=sizes, k=total):
             counts[i] += 1
         chance += best_sst_reads(ssts, counts, zone_bytes, zones)
-    return on_ssd / total, best / total, chance / draws / total
+    return total, on_ssd / total, best / total, chance / draws / total
 
 
 def sst_ceiling(results, schemes, title, phase_names, zone_bytes, zones):
@@ -349,13 +353,13 @@ def sst_ceiling(results, schemes, title, phase_names, zone_bytes, zones):
         shares = [v for v in (sst_oracle_share(p, zone_bytes, zones) for p in ps) if v]
         if not shares:
             continue
-        reads = [sum(x["reads"] for x in p["scheme"]["ssts"]) for p in ps]
-        t.add(pn, s, f"{sum(reads) / len(reads):.0f}",
-              *[spread([v[i] for v in shares]) for i in range(3)])
+        t.add(pn, s, f"{sum(v[0] for v in shares) / len(shares):.0f}",
+              *[spread([v[i] for v in shares]) for i in range(1, 4)])
     return t
 
 
-def run_workloads(a, setup, out, schemes, workloads, ops, ssd_zones=20, migration_rate=None, rate=0):
+def run_workloads(a, setup, out, schemes, workloads, ops, ssd_zones=SSD_ZONES, migration_rate=None,
+                  rate=0):
     """Runs every workload --repeat times; returns [(workload, [zsbench result per repeat])]."""
     cfgs = [(s, setup.config(out, f"{s}-{ssd_zones}z", s, ssd_zones, migration_rate)) for s in schemes]
     results = []
@@ -418,7 +422,7 @@ def exp1(a, setup, out):
                            "migrations are counted from mount)", ycsb_phases)
     ceiling = sst_ceiling(results, schemes, "Exp#1 share of user reads whole SSTs on the SSD could "
                           "take (SSTs live at the phase's end)", ycsb_phases, setup.zone_cap,
-                          setup.sst_zones(20))
+                          setup.sst_zones(SSD_ZONES))
     share = Table("Exp#1 share of each level's data on the SSD at the end of workload A",
                   ["scheme", "holder", "SSD share"])
     for s in schemes:
@@ -436,7 +440,7 @@ def quick(a, setup, out):
                               ycsb_phases),
             read_sources(results, schemes, "quick: where reads went", ycsb_phases),
             sst_ceiling(results, schemes, "quick: share of user reads whole SSTs on the SSD could "
-                        "take", ycsb_phases, setup.zone_cap, setup.sst_zones(20))]
+                        "take", ycsb_phases, setup.zone_cap, setup.sst_zones(SSD_ZONES))]
 
 
 def exp2(a, setup, out):
@@ -447,7 +451,7 @@ def exp2(a, setup, out):
             read_sources(results, schemes, "Exp#2 where reads went (run phases; cache hits and "
                          "migrations are counted from mount)", ycsb_phases),
             sst_ceiling(results, ["p+m", "hhzs"], "Exp#2 share of user reads whole SSTs on the SSD "
-                        "could take", ycsb_phases, setup.zone_cap, setup.sst_zones(20))]
+                        "could take", ycsb_phases, setup.zone_cap, setup.sst_zones(SSD_ZONES))]
 
 
 def sweep(a, setup, out, title, mixes):

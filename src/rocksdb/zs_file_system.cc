@@ -116,11 +116,10 @@ IOStatus ZoneStackFileSystem::OpenWritable(const std::string& fname, const FileO
       case BackgroundJob::kCompaction: hint.origin = policy::SstOrigin::kCompaction; break;
       case BackgroundJob::kNone: break;
     }
-  }
-  if (scheme_ && hint.kind == policy::FileKind::kSst) {
     // The listener's OnTableFileCreationStarted for this file ran on this
     // thread just before (research/rocksdb_api.md section 1).
-    if (const int64_t number = policy::SstNumber(path); number >= 0) {
+    const int64_t number = policy::SstNumber(path);
+    if (scheme_ && number >= 0) {
       if (auto level = scheme_->view().PendingLevel(static_cast<uint64_t>(number))) {
         hint.level = *level;
       }

@@ -72,7 +72,8 @@ class SstCeilingTest(unittest.TestCase):
 
     def test_shares_of_the_ssd_the_hindsight_pick_and_chance(self):
         ssts = [self.sst(90, on_ssd=True)] + [self.sst(1) for _ in range(10)]
-        on_ssd, best, chance = run.sst_oracle_share({"scheme": {"ssts": ssts}}, 1000, 1)
+        total, on_ssd, best, chance = run.sst_oracle_share({"scheme": {"ssts": ssts}}, 1000, 1)
+        self.assertEqual(total, 100)
         self.assertAlmostEqual(on_ssd, 0.9)
         self.assertAlmostEqual(best, 0.9)
         # 100 reads over 11 equal SSTs: the luckiest gets well under 90.
