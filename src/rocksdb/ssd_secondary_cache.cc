@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "rocksdb/background_job.h"
 
 namespace zonestack::rocks {
 namespace {
@@ -489,6 +490,10 @@ std::unique_ptr<rocksdb::SecondaryCacheResultHandle> SsdSecondaryCache::Lookup(
     bool /*advise_erase*/, bool& is_in_sec_cache) {
   is_in_sec_cache = false;
   if (closed_.load()) return nullptr;
+  if (CurrentBackgroundJob() != BackgroundJob::kNone) {
+    Count(&Counters::background_lookups);
+    return nullptr;
+  }
   const std::optional<policy::BlockAddress> block = keys_.Invert(key);
   if (!block) return nullptr;
   // Never serve a deleted SST; an SST migrated to the SSD is read there.

@@ -91,6 +91,7 @@ class SsdSecondaryCache : public rocksdb::SecondaryCache,
     uint64_t raced_evictions = 0;   // lookups whose zone was evicted meanwhile
     uint64_t verify_failures = 0;   // stored key, length or checksum did not match
     uint64_t io_errors = 0;
+    uint64_t background_lookups = 0;  // lookups of flush/compaction threads, declined
   };
 
   // Blocks of HDD-resident SSTs go to SSD cache zones of `volume` on its
@@ -132,6 +133,12 @@ class SsdSecondaryCache : public rocksdb::SecondaryCache,
                          const rocksdb::Cache::CacheItemHelper* helper) override;
   // Synchronous: the handle is ready when returned (`wait` is moot).
   // `is_in_sec_cache` is true on a hit: the cache keeps its copy.
+  // Serves user reads only: RocksDB promotes every secondary hit into its
+  // block cache, even for a compaction read that would never fill it, so a
+  // compaction scanning a cached SST would push the user's hot blocks out
+  // of the (small) block cache. The authors' code checks its SSD cache on
+  // random reads only (research/seed_code.md), and compaction reads the
+  // HDD sequentially anyway.
   std::unique_ptr<rocksdb::SecondaryCacheResultHandle> Lookup(
       const rocksdb::Slice& key, const rocksdb::Cache::CreateCallback& create_cb, bool wait,
       bool advise_erase, bool& is_in_sec_cache) override;

@@ -27,6 +27,7 @@
 #include "rocksdb/table.h"
 #include "device/emulated_device.h"
 #include "policy/schemes.h"
+#include "rocksdb/background_job.h"
 #include "rocksdb/open_db.h"
 #include "rocksdb/volume_registry.h"
 
@@ -375,6 +376,19 @@ TEST_F(SsdCacheTest, AdmitsOnlyBlocksOfHddSstsAndOnlyOnce) {
   EXPECT_EQ(s.rejected, 1u);
   EXPECT_EQ(cache_->counters().not_on_hdd, 2u);
   EXPECT_EQ(cache_->counters().unknown_keys, 1u);
+}
+
+TEST_F(SsdCacheTest, FlushAndCompactionLookupsAreDeclined) {
+  AddSst(10);
+  Insert(10, 0, 3000);
+  for (BackgroundJob job : {BackgroundJob::kCompaction, BackgroundJob::kFlush}) {
+    EnterBackgroundJob(job);
+    EXPECT_FALSE(Hits(10, 0, 3000));
+    LeaveBackgroundJob(job);
+  }
+  EXPECT_EQ(cache_->counters().background_lookups, 2u);
+  EXPECT_TRUE(Hits(10, 0, 3000));  // still cached for the user's reads
+  EXPECT_EQ(cache_->stats().hits, 1u);
 }
 
 TEST_F(SsdCacheTest, DeletedOrMigratedSstsAreNeverServed) {

@@ -154,6 +154,7 @@ nlohmann::json SchemeState(const rocksdb::DB& db) {
     j["cache"]["zones_opened"] = k.zones_opened;
     j["cache"]["device_reads"] = k.device_reads;
     j["cache"]["verify_failures"] = k.verify_failures;
+    j["cache"]["background_lookups"] = k.background_lookups;
   }
   return j;
 }
