@@ -22,6 +22,26 @@ def result(ops, phase_name="hhzs-a", hdd_reads=None):
     return {"schemes": schemes}
 
 
+def setup(**overrides):
+    """run.Setup from run.py's own defaults, as the command line gives them."""
+    a = run.arg_parser().parse_args(["quick"])
+    for k, v in overrides.items():
+        setattr(a, k, v)
+    return run.Setup(a)
+
+
+class SetupTest(unittest.TestCase):
+    def test_compaction_debt_limits_scale_with_the_data(self):
+        opts = setup(scale=2048).rocksdb_options()
+        self.assertEqual(opts["soft_pending_compaction_bytes_limit"], 32 * run.MiB)
+        self.assertEqual(opts["hard_pending_compaction_bytes_limit"], 128 * run.MiB)
+
+    def test_unscaled_debt_limits_are_rocksdbs_defaults(self):
+        opts = setup(scale=2048, debt_limits="unscaled").rocksdb_options()
+        self.assertNotIn("soft_pending_compaction_bytes_limit", opts)
+        self.assertNotIn("hard_pending_compaction_bytes_limit", opts)
+
+
 class SpreadTest(unittest.TestCase):
     def test_one_run_is_the_value(self):
         self.assertEqual(run.spread([1.2345]), "1.234")
