@@ -17,7 +17,8 @@ divided by K together: data (200 GiB -> 200 MiB of 1 KiB objects at K =
 1024), zone capacities (the emulator's scale=1/K: ZN540 1077 MiB -> 1077
 KiB, ST14000NM0007 256 MiB -> 256 KiB), the SST (93.9% of an SSD zone),
 MemTables (512 MiB), level targets (1 GiB for L0 and L1, x10 above), the
-WAL/cache pool (2 SSD zones) and the block cache (8 MiB). Zone counts
+WAL/cache pool (2 SSD zones), the block cache (8 MiB) and RocksDB's
+compaction-debt stall limits (64 and 256 GiB; --debt-limits). Zone counts
 stay: 20 SSD zones for WAL, cache and SSTs (Exp#5: 20-80). Device speeds
 stay the presets' (real-time emulation). YCSB's zipfian item space (10^10
 items hashed onto the keys) is divided by K too: kept at 10^10 over 10^5
