@@ -287,6 +287,11 @@ def user_read_ops(device):
     return device.get("by_class", {}).get("user_read", {}).get("read_ops", 0)
 
 
+def share(values, i):
+    """values[i] over their sum, one table cell ("-" when all are zero)."""
+    return values[i] / sum(values) if sum(values) else "-"
+
+
 def run_phases(results, schemes, phase_names):
     """(phase name, scheme, [that phase of each repeat]) for every run (not
     load) phase and scheme that has one."""
@@ -542,7 +547,7 @@ def basic_load(a, setup, out, rate, tag):
         p = phase(res, s, "hhzs-a-load")
         wal = [d.get("by_class", {}).get("wal", {}).get("write_bytes", 0) for d in p["devices"]]
         thr.add(s, f"{p['ops_per_second']:.0f}", p["ops_per_second"] / b3,
-                wal[0] / sum(wal) if sum(wal) else "-")
+                share(wal, 0))
     return [box, thr], b3
 
 
@@ -574,8 +579,8 @@ def o4(a, setup, out):
             reads = [user_read_ops(d) for d in p["devices"]]
             read_bytes = [d.get("total", {}).get("read_bytes", 0) for d in p["devices"]]
             t.add(str(alpha), s, f"{p['ops_per_second']:.0f}",
-                  reads[1] / sum(reads) if sum(reads) else "-",
-                  read_bytes[1] / sum(read_bytes) if sum(read_bytes) else "-")
+                  share(reads, 1),
+                  share(read_bytes, 1))
     return [t]
 
 
