@@ -12,10 +12,10 @@ table (table.md) and figures into OUT/EXPERIMENT/. --repeat N runs each
 comparison N times (exp1-exp5, o4, quick): every ratio is taken within one
 run and the tables give their mean and range over the N runs.
 
-Scaling (--scale K, default 1024): every size of the paper's setup is
-divided by K together: data (200 GiB -> 200 MiB of 1 KiB objects at K =
-1024), zone capacities (the emulator's scale=1/K: ZN540 1077 MiB -> 1077
-KiB, ST14000NM0007 256 MiB -> 256 KiB), the SST (93.9% of an SSD zone),
+Scaling (--scale K, default 512): every size of the paper's setup is
+divided by K together: data (200 GiB -> 400 MiB of 1 KiB objects at K =
+512), zone capacities (the emulator's scale=1/K: ZN540 1077 MiB -> 2154
+KiB, ST14000NM0007 256 MiB -> 512 KiB), the SST (93.9% of an SSD zone),
 MemTables (512 MiB), level targets (1 GiB for L0 and L1, x10 above), the
 WAL/cache pool (2 SSD zones), the block cache (8 MiB) and RocksDB's
 compaction-debt stall limits (64 and 256 GiB; --debt-limits). Zone counts
@@ -25,8 +25,13 @@ items hashed onto the keys) is divided by K too: kept at 10^10 over 10^5
 keys, its flat tail would give the hottest 1% of keys 12% of the draws
 instead of the 37% they get in the paper's setup (29% when divided). Operation counts are cut for
 time (--ops; the paper ran 1 M for A-F and 5 M for W1-W4), and so is the
-migration rate: 4 MiB/s * 128 / K (512 KiB/s at K = 1024), so that a run
+migration rate: 4 MiB/s * 128 / K (1 MiB/s at K = 512), so that a run
 migrates a share of the SSTs comparable to the paper's runs.
+
+The defaults (K = 512, 16,000 operations in Exp#1 and Exp#2) are the
+setup of the K = 512 runs in experiments/README.md; K = 2048 with --ops
+4000 is the smaller setup most earlier runs used, four times faster to
+load. Other experiments keep their own --ops defaults.
 """
 import argparse
 import json
@@ -430,7 +435,7 @@ def ycsb_phases(wl):
 def exp1(a, setup, out):
     schemes = ["b3", "auto", "tiered", "hhzs"]
     wls = [f"hhzs-{c}-load,hhzs-{c}" for c in "abcdef"]
-    results = run_workloads(a, setup, out, schemes, wls, a.ops or 10000)
+    results = run_workloads(a, setup, out, schemes, wls, a.ops or 16000)
     t = throughput_tables(results, schemes, "b3", "Exp#1 throughput over B3", ycsb_phases)
     ahead = ahead_counts(results, "hhzs", ["b3", "auto", "tiered"], "Exp#1 runs in which HHZS was ahead",
                          ycsb_phases)
@@ -462,7 +467,7 @@ def quick(a, setup, out):
 def exp2(a, setup, out):
     schemes = ["b3", "b3+m", "p", "p+m", "hhzs"]
     wls = [f"hhzs-w{i}-load,hhzs-w{i}" for i in range(1, 5)]
-    results = run_workloads(a, setup, out, schemes, wls, a.ops or 20000)
+    results = run_workloads(a, setup, out, schemes, wls, a.ops or 16000)
     return [throughput_tables(results, schemes, "b3", "Exp#2 breakdown, throughput over B3", ycsb_phases),
             read_sources(results, schemes, "Exp#2 where reads went (run phases; cache hits and "
                          "migrations are counted from mount)", ycsb_phases),
@@ -622,7 +627,7 @@ EXPERIMENTS = {"quick": quick, "exp1": exp1, "exp2": exp2, "exp3": exp3, "exp4":
 def arg_parser():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("experiment", choices=sorted(EXPERIMENTS) + ["all"])
-    ap.add_argument("--scale", type=int, default=1024, help="divide every size by this")
+    ap.add_argument("--scale", type=int, default=512, help="divide every size by this")
     ap.add_argument("--records", type=int, default=0, help="default: 200 GiB / 1 KiB / scale")
     ap.add_argument("--ops", type=int, default=0, help="operations per run phase (default per experiment)")
     ap.add_argument("--threads", type=int, default=8)
