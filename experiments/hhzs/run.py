@@ -274,6 +274,24 @@ def throughput_tables(results, schemes, base, title, phase_names):
     return t
 
 
+def step_table(results, steps, title, phase_names):
+    """Each breakdown step (label, scheme, over): `scheme`'s throughput over
+    `over`'s, taken within each run, then its mean (range) over the runs and
+    in how many runs the step added throughput."""
+    t = Table(title, ["workload"] + [label for label, _, _ in steps])
+    for wl, runs in results:
+        for pn in phase_names(wl):
+            cells = []
+            for _, scheme, over in steps:
+                pairs = [(phase(res, scheme, pn), phase(res, over, pn)) for res in runs]
+                ratios = [p["ops_per_second"] / b["ops_per_second"] for p, b in pairs
+                          if p and b and b["ops_per_second"]]
+                cells.append(f"{spread(ratios)}, up {sum(r > 1 for r in ratios)}/{len(ratios)}"
+                             if ratios else "-")
+            t.add(pn, *cells)
+    return t
+
+
 def ahead_counts(results, scheme, others, title, phase_names):
     """In how many runs `scheme` beat each of `others`, and all of them at once."""
     t = Table(title, ["workload"] + [f"ahead of {o}" for o in others] + ["ahead of all"])
@@ -468,7 +486,11 @@ def exp2(a, setup, out):
     schemes = ["b3", "b3+m", "p", "p+m", "hhzs"]
     wls = [f"hhzs-w{i}-load,hhzs-w{i}" for i in range(1, 5)]
     results = run_workloads(a, setup, out, schemes, wls, a.ops or 16000)
+    steps = [("P over B3", "p", "b3"), ("M: B3+M over B3", "b3+m", "b3"), ("M: P+M over P", "p+m", "p"),
+             ("P+M over B3+M", "p+m", "b3+m"), ("C: P+M+C over P+M", "hhzs", "p+m")]
     return [throughput_tables(results, schemes, "b3", "Exp#2 breakdown, throughput over B3", ycsb_phases),
+            step_table(results, steps, "Exp#2 what each technique adds (ratio within each run)",
+                       ycsb_phases),
             read_sources(results, schemes, "Exp#2 where reads went (run phases; cache hits and "
                          "migrations are counted from mount)", ycsb_phases),
             sst_ceiling(results, ["p+m", "hhzs"], "Exp#2 share of user reads whole SSTs on the SSD "

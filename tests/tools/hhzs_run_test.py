@@ -77,6 +77,20 @@ class AheadCountsTest(unittest.TestCase):
         self.assertEqual(t.rows, [["hhzs-a", "2/3", "2/3", "1/3"]])
 
 
+class StepTableTest(unittest.TestCase):
+    def test_each_step_is_a_ratio_within_a_run_and_counts_the_runs_it_added(self):
+        runs = [result({"p": 100, "p+m": 110}), result({"p": 200, "p+m": 180}),
+                result({"p": 100, "p+m": 130})]
+        t = run.step_table([("w,hhzs-a", runs)], [("M", "p+m", "p")], "t", lambda wl: ["hhzs-a"])
+        # 1.1, 0.9 and 1.3: mean 1.1, up in two of three runs.
+        self.assertEqual(t.rows, [["hhzs-a", "1.100 (0.900-1.300), up 2/3"]])
+
+    def test_a_scheme_missing_from_the_run_gives_a_dash(self):
+        t = run.step_table([("w,hhzs-a", [result({"p": 100})])], [("M", "p+m", "p")], "t",
+                           lambda wl: ["hhzs-a"])
+        self.assertEqual(t.rows, [["hhzs-a", "-"]])
+
+
 class SstCeilingTest(unittest.TestCase):
     def sst(self, reads, zones=1, on_ssd=False):
         return {"reads": reads, "size": zones * 1000, "on_ssd": on_ssd}
