@@ -244,6 +244,14 @@ def spread(values):
     return f"{m:.3f}" if len(values) == 1 else f"{m:.3f} ({min(values):.3f}-{max(values):.3f})"
 
 
+def ratios_within_runs(runs, scheme, base, phase_name):
+    """`scheme`'s throughput over `base`'s in phase `phase_name`, one ratio
+    per run that has both (same process, same machine state)."""
+    pairs = [(phase(res, scheme, phase_name), phase(res, base, phase_name)) for res in runs]
+    return [p["ops_per_second"] / b["ops_per_second"] for p, b in pairs
+            if p and b and b["ops_per_second"]]
+
+
 def throughput_tables(results, schemes, base, title, phase_names):
     """Throughput of each scheme over the base, each ratio taken within one
     zsbench run (same process, same machine state) and then over repeats."""
@@ -259,8 +267,7 @@ def throughput_tables(results, schemes, base, title, phase_names):
                 continue
             cells = []
             for s in schemes:
-                ps = [(phase(res, s, pn), b) for res, b in zip(runs, bases)]
-                ratios = [p["ops_per_second"] / b["ops_per_second"] for p, b in ps if p]
+                ratios = ratios_within_runs(runs, s, base, pn)
                 cells.append(spread(ratios) if ratios else "-")
                 if pn.endswith("-load"):
                     load_ratios[s] += ratios
@@ -284,9 +291,7 @@ def step_table(results, steps, title, phase_names):
         for pn in phase_names(wl):
             cells = []
             for _, scheme, over in steps:
-                pairs = [(phase(res, scheme, pn), phase(res, over, pn)) for res in runs]
-                ratios = [p["ops_per_second"] / b["ops_per_second"] for p, b in pairs
-                          if p and b and b["ops_per_second"]]
+                ratios = ratios_within_runs(runs, scheme, over, pn)
                 cells.append(f"{spread(ratios)}, up {sum(r > 1 for r in ratios)}/{len(ratios)}"
                              if ratios else "-")
             t.add(pn, *cells)
