@@ -351,6 +351,30 @@ def read_sources(results, schemes, title, phase_names):
     return t
 
 
+def hdd_time(results, schemes, title, phase_names):
+    """What the HDD spent its time on in each run phase (shares of the
+    phase's wall time, by I/O class) beside how much the LSM-tree compacted
+    and where it wrote that: the HDD is the bottleneck of every run phase,
+    so time it spends on compaction and migration is time user reads wait.
+    Means over repeats."""
+    t = Table(title, ["workload", "scheme", "ops/s", "HDD on user reads", "on compaction",
+                      "on migration", "compaction written MiB", "of it on the SSD"])
+    for pn, s, ps in run_phases(results, schemes, phase_names):
+        ps = [p for p in ps if p["devices"]]
+        if not ps:
+            continue
+        mean = lambda v: sum(v) / len(v)
+        busy = lambda c: mean([p["devices"][-1].get("busy_by_class", {}).get(c, 0) for p in ps])
+        written = [sum(d.get("by_class", {}).get("compaction", {}).get("write_bytes", 0)
+                       for d in p["devices"]) for p in ps]
+        on_ssd = [p["devices"][0].get("by_class", {}).get("compaction", {}).get("write_bytes", 0)
+                  for p in ps]
+        t.add(pn, s, f"{mean([p['ops_per_second'] for p in ps]):.0f}", busy("user_read"),
+              busy("compaction"), busy("migration"), f"{mean(written) / MiB:.0f}",
+              sum(on_ssd) / sum(written) if sum(written) else "-")
+    return t
+
+
 def best_sst_reads(ssts, reads, zone_bytes, zones):
     """The most of `reads` (one count per SST) that whole SSTs in `zones` SSD
     zones of `zone_bytes` could take: most reads per zone first; an SST takes
@@ -465,6 +489,7 @@ def exp1(a, setup, out):
                          ycsb_phases)
     sources = read_sources(results, schemes, "Exp#1 where reads went (run phases; cache hits and "
                            "migrations are counted from mount)", ycsb_phases)
+    time = hdd_time(results, schemes, "Exp#1 where the HDD's time went (run phases)", ycsb_phases)
     ceiling = sst_ceiling(results, schemes, "Exp#1 share of user reads whole SSTs on the SSD could "
                           "take (SSTs live at the phase's end)", ycsb_phases, setup.zone_cap,
                           setup.sst_zones(SSD_ZONES))
@@ -473,7 +498,7 @@ def exp1(a, setup, out):
     for s in schemes:
         for h, v in ssd_share_by_level(phase(results[0][1][0], s, "hhzs-a")).items():
             share.add(s, h, v)
-    return [t, ahead, sources, ceiling, share]
+    return [t, ahead, sources, time, ceiling, share]
 
 
 def quick(a, setup, out):
@@ -484,6 +509,7 @@ def quick(a, setup, out):
     return [throughput_tables(results, schemes, schemes[0], f"quick: throughput over {schemes[0]}",
                               ycsb_phases),
             read_sources(results, schemes, "quick: where reads went", ycsb_phases),
+            hdd_time(results, schemes, "quick: where the HDD's time went", ycsb_phases),
             sst_ceiling(results, schemes, "quick: share of user reads whole SSTs on the SSD could "
                         "take", ycsb_phases, setup.zone_cap, setup.sst_zones(SSD_ZONES))]
 
@@ -499,6 +525,7 @@ def exp2(a, setup, out):
                        ycsb_phases),
             read_sources(results, schemes, "Exp#2 where reads went (run phases; cache hits and "
                          "migrations are counted from mount)", ycsb_phases),
+            hdd_time(results, schemes, "Exp#2 where the HDD's time went (run phases)", ycsb_phases),
             sst_ceiling(results, ["p+m", "hhzs"], "Exp#2 share of user reads whole SSTs on the SSD "
                         "could take", ycsb_phases, setup.zone_cap, setup.sst_zones(SSD_ZONES))]
 

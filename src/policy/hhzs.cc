@@ -33,7 +33,9 @@ class HhzsScheme : public HintedScheme {
     bool sst_ssd_first = false;
     const auto ssd = FirstSsd(devices);
     if (ssd && (file.kind == FileKind::kSst || SstNumber(file.name) >= 0)) {
-      sst_ssd_first = Plan(devices).ToSsd(SstLevel(file));
+      const Tiering plan = Plan(devices);
+      const int level = SstLevel(file);
+      sst_ssd_first = plan.ToSsd(level) || SpareFits(plan, level, devices[*ssd], PoolZones(*ssd, devices));
     }
     return Decide(file, devices, sst_ssd_first, /*wal_pool=*/true);
   }
@@ -51,6 +53,7 @@ class HhzsScheme : public HintedScheme {
       // Popularity migration is for "frequently read SSTs": an HDD SST
       // nobody has read would only take SSD space from one that is.
       if (!sst.on_ssd && sst.reads == 0) continue;
+      if (!sst.on_ssd && ShortLived(sst)) continue;
       auto& pick = sst.on_ssd ? worst_on_ssd : best_on_hdd;
       const bool better = !pick || (sst.on_ssd ? Ranks(*pick, sst, now) : Ranks(sst, *pick, now));
       if (better) pick = std::move(sst);
@@ -75,6 +78,17 @@ class HhzsScheme : public HintedScheme {
     const uint32_t ssd = *FirstSsd(devices);
     return ComputeTiering(view_.Counts(devices[ssd].zone_capacity), devices[ssd],
                           PoolZones(ssd, devices));
+  }
+
+  // spare_placement: an SST of L_t or below that the plan has no reserved
+  // zone for may take a spare zone while reads are HDD-bound, as popularity
+  // migration would move it there (and capacity migration keeps it there)
+  // after it had been written to the HDD. Writing it to the SSD at once
+  // saves the HDD both the write and the migration's read. A new SST is
+  // counted as one zone (its size is not known yet).
+  bool SpareFits(const Tiering& plan, int level, const DeviceView& ssd, uint32_t pool_zones) const {
+    if (!options_.spare_placement || level > plan.level || !ReadBound()) return false;
+    return FreeSsdZones(ssd, pool_zones) >= static_cast<int64_t>(plan.PendingZones()) + 1;
   }
 
   // SSD zones an SST may take now: the empty zones, less the pool zones
@@ -115,6 +129,16 @@ class HhzsScheme : public HintedScheme {
     if (!sst || sst->on_ssd || !Migratable(*sst)) return std::nullopt;
     if (free_zones < int64_t{plan.Zones(sst->size)}) return std::nullopt;
     return Migration{sst->path, ssd};
+  }
+
+  // min_lifetime_copies: the SSTs of `sst`'s level live too briefly for a
+  // copy of it to pay off.
+  bool ShortLived(const SstInfo& sst) const {
+    const double k = options_.min_lifetime_copies, rate = options_.migration_bytes_per_sec;
+    if (k <= 0 || rate <= 0) return false;
+    const std::optional<uint64_t> life = view_.LevelLifetimeUs(sst.level);
+    const double copy_us = static_cast<double>(sst.size) / rate * 1e6;
+    return life && static_cast<double>(*life) < k * copy_us;
   }
 
   // Popularity migration runs while HDD reads exceed half the HDD's

@@ -45,6 +45,18 @@ struct SchemeOptions {
   // first (an option for studying the rule: under skew the hottest SSTs
   // may sit at the last levels).
   SstPriority priority = SstPriority::kLevelFirst;
+  // HHZS: while reads are HDD-bound, an SST of L_t (or below) that the plan
+  // has no reserved zone for is written to the SSD anyway if spare zones
+  // (free beyond the writes in flight at or below L_t) remain, as
+  // popularity migration may fill them; off, it goes to the HDD (3.3).
+  bool spare_placement = false;
+  // HHZS: popularity migration passes over an HDD SST whose level's SSTs
+  // live (LsmView::LevelLifetimeUs) less than this many times the SST's
+  // copy time at the migration rate: it would likely be compacted away
+  // soon after it arrived, and while it waits as a compaction input its
+  // SSD zone pushes that compaction's outputs to the HDD. 0: off, the
+  // paper's rule (only inputs of running compactions are passed over).
+  double min_lifetime_copies = 0;
   // AUTO: the SSD's sequential write throughput the thresholds refer to.
   double ssd_write_bytes_per_sec = 1000.0 * (1 << 20);
   // Clock for the view and rate windows; null = the system clock.

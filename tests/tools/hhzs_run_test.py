@@ -68,6 +68,21 @@ class ThroughputTableTest(unittest.TestCase):
         self.assertEqual(t.rows, [["hhzs-a", "b3", "200", "0.833", "-", "-"]])
 
 
+class HddTimeTest(unittest.TestCase):
+    def test_hdd_time_shares_and_compaction_are_means_over_repeats(self):
+        def one(user, compaction, ssd_mib, hdd_mib):
+            ssd = {"by_class": {"compaction": {"write_bytes": ssd_mib * run.MiB}}}
+            hdd = {"busy_by_class": {"user_read": user, "compaction": compaction},
+                   "by_class": {"compaction": {"write_bytes": hdd_mib * run.MiB}}}
+            return {"schemes": [{"name": "hhzs", "phases": [
+                {"name": "hhzs-a", "ops_per_second": 100, "devices": [ssd, hdd]}]}]}
+        runs = [one(0.9, 0.08, 10, 90), one(0.8, 0.2, 30, 70)]
+        t = run.hdd_time([("w,hhzs-a", runs)], ["hhzs"], "t", lambda wl: ["hhzs-a"])
+        # Time shares averaged; 100 MiB compacted in each run, 40 of 200 on the SSD.
+        self.assertEqual(t.rows, [["hhzs-a", "hhzs", "100", "0.850", "0.140", "0.000", "100",
+                                   "0.200"]])
+
+
 class AheadCountsTest(unittest.TestCase):
     def test_counts_runs_ahead_of_each_and_of_all(self):
         runs = [result({"b3": 100, "auto": 120, "hhzs": 110}),
