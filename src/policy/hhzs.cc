@@ -53,7 +53,6 @@ class HhzsScheme : public HintedScheme {
       // Popularity migration is for "frequently read SSTs": an HDD SST
       // nobody has read would only take SSD space from one that is.
       if (!sst.on_ssd && sst.reads == 0) continue;
-      if (!sst.on_ssd && ShortLived(sst)) continue;
       auto& pick = sst.on_ssd ? worst_on_ssd : best_on_hdd;
       const bool better = !pick || (sst.on_ssd ? Ranks(*pick, sst, now) : Ranks(sst, *pick, now));
       if (better) pick = std::move(sst);
@@ -129,16 +128,6 @@ class HhzsScheme : public HintedScheme {
     if (!sst || sst->on_ssd || !Migratable(*sst)) return std::nullopt;
     if (free_zones < int64_t{plan.Zones(sst->size)}) return std::nullopt;
     return Migration{sst->path, ssd};
-  }
-
-  // min_lifetime_copies: the SSTs of `sst`'s level live too briefly for a
-  // copy of it to pay off.
-  bool ShortLived(const SstInfo& sst) const {
-    const double k = options_.min_lifetime_copies, rate = options_.migration_bytes_per_sec;
-    if (k <= 0 || rate <= 0) return false;
-    const std::optional<uint64_t> life = view_.LevelLifetimeUs(sst.level);
-    const double copy_us = static_cast<double>(sst.size) / rate * 1e6;
-    return life && static_cast<double>(*life) < k * copy_us;
   }
 
   // Popularity migration runs while HDD reads exceed half the HDD's

@@ -108,36 +108,9 @@ void LsmView::TableFileCreated(uint64_t number, uint64_t size) {
   sst.being_written = false;
 }
 
-void LsmView::Erase(uint64_t number, uint64_t now_us) {
-  auto it = ssts_.find(number);
-  if (it == ssts_.end()) return;
-  const SstInfo& sst = it->second;
-  if (sst.level >= 0 && !sst.being_written && now_us >= sst.created_us) {
-    if (lifetimes_.size() <= static_cast<size_t>(sst.level)) lifetimes_.resize(sst.level + 1);
-    Lifetime& l = lifetimes_[sst.level];
-    const double age = static_cast<double>(now_us - sst.created_us);
-    constexpr double kWeight = 0.25;  // of the newest death
-    l.mean_us = l.known ? l.mean_us + kWeight * (age - l.mean_us) : age;
-    l.last_death_us = now_us;
-    l.known = true;
-  }
-  ssts_.erase(it);
-}
-
 void LsmView::TableFileDeleted(uint64_t number) {
-  const uint64_t now = now_();
   absl::MutexLock lock(&mu_);
-  Erase(number, now);
-}
-
-std::optional<uint64_t> LsmView::LevelLifetimeUs(int level) const {
-  const uint64_t now = now_();
-  absl::MutexLock lock(&mu_);
-  if (level < 0 || static_cast<size_t>(level) >= lifetimes_.size()) return std::nullopt;
-  const Lifetime& l = lifetimes_[level];
-  if (!l.known) return std::nullopt;
-  const uint64_t since = now > l.last_death_us ? now - l.last_death_us : 0;
-  return std::max(static_cast<uint64_t>(l.mean_us), since);
+  ssts_.erase(number);
 }
 
 void LsmView::SetLevel(uint64_t number, int level, uint64_t size) {
@@ -189,9 +162,8 @@ void LsmView::NoteLevel(uint64_t number, int level) {
 }
 
 void LsmView::Forget(uint64_t number) {
-  const uint64_t now = now_();
   absl::MutexLock lock(&mu_);
-  Erase(number, now);
+  ssts_.erase(number);
 }
 
 std::optional<int> LsmView::PendingLevel(uint64_t number) const {
@@ -274,7 +246,6 @@ size_t LsmView::MemoryBytes() const {
     bytes += kMapNodeOverhead + sizeof(std::pair<const uint64_t, SstInfo>);
     if (sst.path.capacity() > kSsoCapacity) bytes += sst.path.capacity() + 1;
   }
-  bytes += lifetimes_.capacity() * sizeof(Lifetime);
   for (const auto& [id, job] : jobs_) {
     bytes += kMapNodeOverhead + sizeof(std::pair<const int, Job>) +
              job.inputs.capacity() * sizeof(Input);

@@ -115,11 +115,6 @@ class LsmView {
   // completed second, so a partly elapsed second never dilutes the rate.
   // Windows longer than kMaxReadWindowSeconds are cut to it.
   double HddReadRate(uint64_t window_us) const;
-  // How long the SSTs of `level` live: the mean age at which they died
-  // (an EWMA over deaths, so recent compaction rates dominate), but at
-  // least the time since one of them last died, since a level nothing has
-  // compacted for a while outlives its past. nullopt before any death.
-  std::optional<uint64_t> LevelLifetimeUs(int level) const;
   static constexpr uint64_t kMaxReadWindowSeconds = 64;
   uint64_t NowMicros() const { return now_(); }
   // Bytes of memory the view's entries use (HHZS 3.6): map nodes of SSTs
@@ -142,15 +137,7 @@ class LsmView {
     // output started, never below 0.
     uint32_t DemandLeft(uint64_t zone_bytes) const;
   };
-  struct Lifetime {
-    double mean_us = 0;
-    uint64_t last_death_us = 0;
-    bool known = false;
-  };
   SstInfo& Entry(uint64_t number, uint64_t now_us) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Drops a deleted SST, counting a complete one's age in its level's
-  // lifetime.
-  void Erase(uint64_t number, uint64_t now_us) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void FinishJob(std::map<int, Job>::iterator job, const std::vector<uint64_t>& outputs)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   size_t NumLevels() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -162,7 +149,6 @@ class LsmView {
   // the pending level of a file being created.
   std::map<uint64_t, SstInfo> ssts_ ABSL_GUARDED_BY(mu_);
   std::map<int, Job> jobs_ ABSL_GUARDED_BY(mu_);
-  std::vector<Lifetime> lifetimes_ ABSL_GUARDED_BY(mu_);  // by level
   // HDD reads in one-second buckets: (second, count).
   std::vector<std::pair<uint64_t, uint64_t>> hdd_reads_ ABSL_GUARDED_BY(mu_);
 };

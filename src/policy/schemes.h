@@ -50,13 +50,6 @@ struct SchemeOptions {
   // (free beyond the writes in flight at or below L_t) remain, as
   // popularity migration may fill them; off, it goes to the HDD (3.3).
   bool spare_placement = false;
-  // HHZS: popularity migration passes over an HDD SST whose level's SSTs
-  // live (LsmView::LevelLifetimeUs) less than this many times the SST's
-  // copy time at the migration rate: it would likely be compacted away
-  // soon after it arrived, and while it waits as a compaction input its
-  // SSD zone pushes that compaction's outputs to the HDD. 0: off, the
-  // paper's rule (only inputs of running compactions are passed over).
-  double min_lifetime_copies = 0;
   // AUTO: the SSD's sequential write throughput the thresholds refer to.
   double ssd_write_bytes_per_sec = 1000.0 * (1 << 20);
   // Clock for the view and rate windows; null = the system clock.

@@ -133,10 +133,6 @@ absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::st
       auto n = Integer(v, what, 1, UINT64_MAX / 1000, source);
       if (!n.ok()) return n.status();
       options.hdd_read_window_us = *n * 1000;
-    } else if (key == "min_lifetime_copies") {
-      auto x = Number(v, what, /*zero_ok=*/true, source);
-      if (!x.ok()) return x.status();
-      options.min_lifetime_copies = *x;
     } else if (key == "spare_placement") {
       if (!v.is_boolean()) return Bad(source, "scheme \"spare_placement\" must be true or false");
       options.spare_placement = v.get<bool>();
@@ -155,7 +151,7 @@ absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::st
                                       "migration_mib_per_sec, hdd_random_read_iops, "
                                       "level_threshold, ssd_write_mib_per_sec, "
                                       "decision_interval_ms, hdd_read_window_ms, priority, "
-                                      "spare_placement, min_lifetime_copies"));
+                                      "spare_placement"));
     }
   }
   return options;
@@ -302,8 +298,7 @@ std::string PlacementKey(const ZoneStackConfig& config) {
                       ", decision_interval_us=", o.decision_interval_us,
                       ", hdd_read_window_us=", o.hdd_read_window_us,
                       ", priority=", o.priority == policy::SstPriority::kLevelFirst ? "level" : "read_rate",
-                      ", spare_placement=", o.spare_placement,
-                      ", min_lifetime_copies=", o.min_lifetime_copies, "}");
+                      ", spare_placement=", o.spare_placement, "}");
 }
 
 }  // namespace zonestack::rocks

@@ -27,7 +27,6 @@ class HhzsTest : public ::testing::Test {
     o.name = name;
     o.priority = priority;
     o.spare_placement = spare_placement_;
-    o.min_lifetime_copies = min_lifetime_copies_;
     o.now_us = clock_.fn();
     o.wal_cache_zones = 2;
     o.hdd_random_read_iops = 10;  // popularity migration above 5 reads/s
@@ -94,7 +93,6 @@ class HhzsTest : public ::testing::Test {
 
   FakeClock clock_;
   bool spare_placement_ = false;
-  double min_lifetime_copies_ = 0;
   std::vector<DeviceView> devices_{Ssd(10, 4, 2, 2), Hdd()};
 };
 
@@ -586,42 +584,6 @@ TEST_F(HhzsTest, SparePlacementWritesTheTieringLevelIntoSpareZonesWhileReadsAreH
   // Switched off: the HDD, HDD-bound or not.
   spare_placement_ = false;
   EXPECT_EQ(make(true, false)->Place(SstHint(100, 2), one_free).devices, (Devices{1, 0}));
-}
-
-TEST_F(HhzsTest, MinLifetimeCopiesPassesOverSstsOfLevelsThatDieYoung) {
-  // 4 MiB/s copies a 1 MiB SST in 0.25 s; 8 copies: 2 s.
-  min_lifetime_copies_ = 8;
-  auto make = [&] {
-    clock_.Set(0);
-    auto s = Make("p+m");
-    Balanced(*s);
-    // An L2 SST lived 1 s.
-    AddSst(*s, 40, 2, true);
-    clock_.Set(kSec);
-    s->OnRemoved(SstHint(40));
-    HddReads(*s, 20, 12);  // the clock ends at 2 s, 1 s after the death
-    AddSst(*s, 30, 3, false);
-    for (int i = 0; i < 2; ++i) s->view().RecordRead(30);
-    return s;
-  };
-  // L2 SSTs live 1 s: #20, the hottest, is passed over for #30 at L3,
-  // whose level has no deaths yet, and which the free zones take.
-  auto m = make()->NextMigration(devices_);
-  ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->path, SstName(30));
-  // 2 s after the death L2's SSTs have lived long enough: #20 moves.
-  auto s = make();
-  clock_.Set(2 * kSec + kSec / 2);
-  for (int i = 0; i < 12; ++i) s->view().RecordRead(20);
-  clock_.Set(3 * kSec);
-  m = s->NextMigration(devices_);
-  ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->path, SstName(20));
-  // Off (the paper's rule): #20 moves at once.
-  min_lifetime_copies_ = 0;
-  m = make()->NextMigration(devices_);
-  ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->path, SstName(20));
 }
 
 TEST_F(HhzsTest, UnusedPoolZonesAreNotFreeForSsts) {

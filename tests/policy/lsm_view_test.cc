@@ -215,27 +215,6 @@ TEST_F(LsmViewTest, HddReadRateCountsHddReadsInWholeSeconds) {
   EXPECT_DOUBLE_EQ(view_.HddReadRate(2 * kSec), 0.0);
 }
 
-TEST_F(LsmViewTest, LevelLifetimeIsTheMeanAgeAtDeathOrTheTimeSinceTheLastDeath) {
-  EXPECT_FALSE(view_.LevelLifetimeUs(2).has_value());
-  view_.SetLevel(1, 2, 1 << 20);  // created at 0
-  view_.FlushFileStarted(9);      // still being written when it goes
-  clock_.Set(10 * kSec);
-  view_.TableFileDeleted(1);
-  view_.Forget(1);  // zfs's removal of the same file counts once
-  view_.TableFileDeleted(9);
-  EXPECT_EQ(view_.LevelLifetimeUs(2), 10 * kSec);
-  EXPECT_FALSE(view_.LevelLifetimeUs(0).has_value());
-  EXPECT_FALSE(view_.LevelLifetimeUs(3).has_value());
-  // Nothing at L2 died for 20 s: its SSTs live at least that long now.
-  clock_.Set(30 * kSec);
-  EXPECT_EQ(view_.LevelLifetimeUs(2), 20 * kSec);
-  // A death at 2 s of age pulls the mean a quarter of the way: 8 s.
-  view_.SetLevel(2, 2, 1 << 20);
-  clock_.Set(32 * kSec);
-  view_.Forget(2);
-  EXPECT_EQ(view_.LevelLifetimeUs(2), 8 * kSec);
-}
-
 TEST_F(LsmViewTest, MemoryBytesCountsEntries) {
   EXPECT_EQ(view_.MemoryBytes(), 0u);
   constexpr size_t kSstEntry =
