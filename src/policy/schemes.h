@@ -50,6 +50,10 @@ struct SchemeOptions {
   // (free beyond the writes in flight at or below L_t) remain, as
   // popularity migration may fill them; off, it goes to the HDD (3.3).
   bool spare_placement = false;
+  // HHZS caching: second-chance admission (SsdCacheIndex::SetSecondChance)
+  // with a ghost list as long as the WAL/cache pool holds 4 KiB blocks;
+  // off, every evicted block of an HDD SST is admitted (3.5).
+  bool cache_second_chance = false;
   // AUTO: the SSD's sequential write throughput the thresholds refer to.
   double ssd_write_bytes_per_sec = 1000.0 * (1 << 20);
   // Clock for the view and rate windows; null = the system clock.

@@ -23,6 +23,32 @@ std::optional<CacheLocation> SsdCacheIndex::Admit(const BlockAddress& block, uin
   return loc;
 }
 
+void SsdCacheIndex::SetSecondChance(size_t ghost_blocks) {
+  absl::MutexLock lock(&mu_);
+  ghost_capacity_ = ghost_blocks;
+  if (ghost_blocks == 0) {
+    ghost_.clear();
+    ghost_fifo_.clear();
+  }
+}
+
+bool SsdCacheIndex::PassesAdmission(const BlockAddress& block) {
+  absl::MutexLock lock(&mu_);
+  if (ghost_capacity_ == 0) return true;
+  if (ghost_.erase(block) > 0) return true;
+  ++stats_.first_sightings;
+  const uint64_t n = ++sightings_;
+  ghost_[block] = n;
+  ghost_fifo_.emplace_back(block, n);
+  while (ghost_fifo_.size() > ghost_capacity_) {
+    const auto [old, old_n] = ghost_fifo_.front();
+    ghost_fifo_.pop_front();
+    auto it = ghost_.find(old);
+    if (it != ghost_.end() && it->second == old_n) ghost_.erase(it);
+  }
+  return false;
+}
+
 void SsdCacheIndex::OpenZone(uint64_t zone, uint64_t capacity) {
   absl::MutexLock lock(&mu_);
   fifo_.push_back(Zone{zone, capacity, 0, {}});
@@ -89,7 +115,7 @@ CacheStats SsdCacheIndex::stats() const {
   absl::MutexLock lock(&mu_);
   CacheStats s = stats_;
   s.memory_bytes = table_.size() * kSstEntryBytes + s.cached_blocks * kTableEntryBytes +
-                   fifo_entries_ * kFifoEntryBytes;
+                   fifo_entries_ * kFifoEntryBytes + ghost_fifo_.size() * kGhostEntryBytes;
   return s;
 }
 

@@ -133,6 +133,11 @@ absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::st
       auto n = Integer(v, what, 1, UINT64_MAX / 1000, source);
       if (!n.ok()) return n.status();
       options.hdd_read_window_us = *n * 1000;
+    } else if (key == "cache_second_chance") {
+      if (!v.is_boolean()) {
+        return Bad(source, "scheme \"cache_second_chance\" must be true or false");
+      }
+      options.cache_second_chance = v.get<bool>();
     } else if (key == "spare_placement") {
       if (!v.is_boolean()) return Bad(source, "scheme \"spare_placement\" must be true or false");
       options.spare_placement = v.get<bool>();
@@ -151,7 +156,7 @@ absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::st
                                       "migration_mib_per_sec, hdd_random_read_iops, "
                                       "level_threshold, ssd_write_mib_per_sec, "
                                       "decision_interval_ms, hdd_read_window_ms, priority, "
-                                      "spare_placement"));
+                                      "spare_placement, cache_second_chance"));
     }
   }
   return options;
@@ -298,7 +303,8 @@ std::string PlacementKey(const ZoneStackConfig& config) {
                       ", decision_interval_us=", o.decision_interval_us,
                       ", hdd_read_window_us=", o.hdd_read_window_us,
                       ", priority=", o.priority == policy::SstPriority::kLevelFirst ? "level" : "read_rate",
-                      ", spare_placement=", o.spare_placement, "}");
+                      ", spare_placement=", o.spare_placement,
+                      ", cache_second_chance=", o.cache_second_chance, "}");
 }
 
 }  // namespace zonestack::rocks

@@ -219,7 +219,15 @@ SsdSecondaryCache::SsdSecondaryCache(zfs::Volume* volume, std::shared_ptr<policy
       flush_bytes_(static_cast<uint32_t>(
           std::max<uint64_t>(block_size_, RoundDown(std::min<uint64_t>(options.write_buffer_bytes,
                                                                        zone_capacity_ / 4),
-                                                    block_size_)))) {}
+                                                    block_size_)))) {
+  if (scheme_->options().cache_second_chance) {
+    // The ghost list remembers as many blocks as the pool caches (RocksDB's
+    // 4 KiB data blocks).
+    constexpr uint64_t kDataBlockBytes = 4096;
+    index_->SetSecondChance(std::max<uint64_t>(
+        1, uint64_t{scheme_->options().wal_cache_zones} * zone_capacity_ / kDataBlockBytes));
+  }
+}
 
 SsdSecondaryCache::~SsdSecondaryCache() { Close(); }
 
@@ -308,6 +316,7 @@ rocksdb::Status SsdSecondaryCache::Insert(const rocksdb::Slice& key, void* value
     Count(&Counters::not_on_hdd);
     return rocksdb::Status::OK();
   }
+  if (!index_->PassesAdmission(*block)) return rocksdb::Status::OK();
   const size_t len = helper->size_cb(value);
   if (len == 0 || len > UINT32_MAX || kHeaderBytes + len > zone_capacity_) {
     return rocksdb::Status::OK();

@@ -140,6 +140,44 @@ TEST(SsdCacheIndexTest, DropSstForgetsOnlyThatSstsBlocks) {
   EXPECT_TRUE(index.Admit({5, 0}, 4096).has_value());
 }
 
+TEST(SsdCacheIndexTest, WithoutSecondChanceEveryEvictedBlockPasses) {
+  SsdCacheIndex index;
+  EXPECT_TRUE(index.PassesAdmission({1, 0}));
+  EXPECT_TRUE(index.PassesAdmission({1, 0}));
+  EXPECT_EQ(index.stats().first_sightings, 0u);
+}
+
+TEST(SsdCacheIndexTest, SecondChancePassesABlockOnItsSecondEvictionWithinTheGhostList) {
+  SsdCacheIndex index;
+  index.SetSecondChance(2);
+  EXPECT_FALSE(index.PassesAdmission({1, 0}));  // first sighting: remembered
+  EXPECT_TRUE(index.PassesAdmission({1, 0}));   // second: passes, forgotten
+  EXPECT_FALSE(index.PassesAdmission({1, 0}));  // so a third is a first again
+  // The list holds two sightings: {1,0} falls out after two newer ones.
+  EXPECT_FALSE(index.PassesAdmission({2, 0}));
+  EXPECT_FALSE(index.PassesAdmission({3, 0}));
+  EXPECT_FALSE(index.PassesAdmission({1, 0}));
+  // {3,0} is still remembered; {2,0} is not.
+  EXPECT_TRUE(index.PassesAdmission({3, 0}));
+  EXPECT_FALSE(index.PassesAdmission({2, 0}));
+  EXPECT_EQ(index.stats().first_sightings, 6u);
+  // An address that passed and was sighted again keeps its new entry when
+  // its stale one comes due: {4,0} passes and is sighted again; the list
+  // (three long) then holds {2,0}, the stale {4,0} and the new one, and
+  // two more sightings push the first two out.
+  index.SetSecondChance(3);
+  EXPECT_FALSE(index.PassesAdmission({4, 0}));
+  EXPECT_TRUE(index.PassesAdmission({4, 0}));
+  EXPECT_FALSE(index.PassesAdmission({4, 0}));
+  EXPECT_FALSE(index.PassesAdmission({5, 0}));
+  EXPECT_FALSE(index.PassesAdmission({6, 0}));
+  EXPECT_TRUE(index.PassesAdmission({4, 0}));
+  // Off again: everything passes and the list is gone from memory.
+  index.SetSecondChance(0);
+  EXPECT_TRUE(index.PassesAdmission({9, 0}));
+  EXPECT_EQ(index.stats().memory_bytes, 0u);
+}
+
 TEST(SsdCacheIndexTest, MemoryCountsTableAndFifoEntries) {
   SsdCacheIndex index;
   EXPECT_EQ(index.stats().memory_bytes, 0u);

@@ -261,7 +261,8 @@ class SsdCacheTest : public ::testing::Test {
     vol_.reset();
   }
 
-  void Mount(uint32_t wal_cache_zones, uint32_t write_buffer_bytes = 64 << 10) {
+  void Mount(uint32_t wal_cache_zones, uint32_t write_buffer_bytes = 64 << 10,
+             bool second_chance = false) {
     devices_.clear();
     for (const char* uri : {kSsdUri, kHddUri}) {
       auto d = device::OpenDevice(uri);
@@ -273,6 +274,7 @@ class SsdCacheTest : public ::testing::Test {
     o.sst_bytes = 256 << 10;
     o.wal_cache_zones = wal_cache_zones;
     o.migration_bytes_per_sec = 0;
+    o.cache_second_chance = second_chance;
     auto scheme = policy::MakeScheme(o);
     ASSERT_TRUE(scheme.ok()) << scheme.status();
     scheme_ = *scheme;
@@ -376,6 +378,23 @@ TEST_F(SsdCacheTest, AdmitsOnlyBlocksOfHddSstsAndOnlyOnce) {
   EXPECT_EQ(s.rejected, 1u);
   EXPECT_EQ(cache_->counters().not_on_hdd, 2u);
   EXPECT_EQ(cache_->counters().unknown_keys, 1u);
+}
+
+TEST_F(SsdCacheTest, SecondChanceAdmitsABlockOnItsSecondEviction) {
+  cache_->Close();
+  Mount(/*wal_cache_zones=*/2, 64 << 10, /*second_chance=*/true);
+  AddSst(10);
+  AddSst(11, /*on_ssd=*/true);
+  Insert(10, 8192, 2000);
+  EXPECT_FALSE(Hits(10, 8192, 2000));  // first eviction: only remembered
+  Insert(10, 8192, 2000);
+  EXPECT_TRUE(Hits(10, 8192, 2000));
+  Insert(11, 8192, 2000);  // on the SSD: not even a sighting
+  Insert(11, 8192, 2000);
+  EXPECT_FALSE(Hits(11, 8192, 2000));
+  const policy::CacheStats s = cache_->stats();
+  EXPECT_EQ(s.admitted, 1u);
+  EXPECT_EQ(s.first_sightings, 1u);
 }
 
 TEST_F(SsdCacheTest, FlushAndCompactionLookupsAreDeclined) {
