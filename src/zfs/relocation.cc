@@ -14,7 +14,9 @@ namespace {
 using device::IoClass;
 using device::IoContext;
 
-constexpr uint64_t kCopyChunk = 1 << 20;
+// The authors' migration copies 2 MiB chunks; on a disk each chunk costs a
+// seek between user reads, so fewer, larger chunks cost it less time.
+constexpr uint64_t kCopyChunk = 2 << 20;
 
 // How often the migration thread asks the policy for work when the last
 // request moved nothing.

@@ -182,7 +182,7 @@ class Volume {
   // `force`), and returns what it did.
   absl::StatusOr<GcStats> CollectGarbage(bool force = false);
   // Relocate, copying at most `bytes_per_sec` (0 = unlimited) in chunks of
-  // at most 1 MiB; the copy counts as migration I/O and respects the GC and
+  // at most 2 MiB; the copy counts as migration I/O and respects the GC and
   // pool reserves of `device`. Aborted when the file is deleted or changes
   // during the copy, FailedPrecondition when it is open for writing.
   // Relocations and migrations run one at a time; GC runs beside them.
