@@ -35,9 +35,7 @@ class HhzsScheme : public HintedScheme {
     if (ssd && (file.kind == FileKind::kSst || SstNumber(file.name) >= 0)) {
       const Tiering plan = Plan(devices);
       const int level = SstLevel(file);
-      sst_ssd_first = level != options_.hdd_level &&
-                      (plan.ToSsd(level) ||
-                       SpareFits(plan, level, devices[*ssd], PoolZones(*ssd, devices)));
+      sst_ssd_first = plan.ToSsd(level) || SpareFits(plan, level, devices[*ssd], PoolZones(*ssd, devices));
     }
     return Decide(file, devices, sst_ssd_first, /*wal_pool=*/true);
   }
@@ -52,10 +50,6 @@ class HhzsScheme : public HintedScheme {
     std::optional<SstInfo> worst_on_ssd, best_on_hdd;
     for (SstInfo& sst : view_.Ssts()) {
       if (!Migratable(sst)) continue;
-      if (sst.level == options_.hdd_level) {
-        if (sst.on_ssd) return Migration{sst.path, *hdd};
-        continue;
-      }
       // Popularity migration is for "frequently read SSTs": an HDD SST
       // nobody has read would only take SSD space from one that is.
       if (!sst.on_ssd && sst.reads == 0) continue;
@@ -81,13 +75,8 @@ class HhzsScheme : public HintedScheme {
  private:
   Tiering Plan(const std::vector<DeviceView>& devices) const {
     const uint32_t ssd = *FirstSsd(devices);
-    LevelCounts counts = view_.Counts(devices[ssd].zone_capacity);
-    if (const int l = options_.hdd_level; l >= 0) {
-      for (auto* v : {&counts.zones, &counts.zones_on_ssd, &counts.demand}) {
-        if (static_cast<size_t>(l) < v->size()) (*v)[l] = 0;
-      }
-    }
-    return ComputeTiering(counts, devices[ssd], PoolZones(ssd, devices));
+    return ComputeTiering(view_.Counts(devices[ssd].zone_capacity), devices[ssd],
+                          PoolZones(ssd, devices));
   }
 
   // spare_placement: an SST of L_t or below that the plan has no reserved

@@ -50,12 +50,6 @@ struct SchemeOptions {
   // (free beyond the writes in flight at or below L_t) remain, as
   // popularity migration may fill them; off, it goes to the HDD (3.3).
   bool spare_placement = false;
-  // HHZS: a level kept off the SSD (-1: none). Its SSTs are written to the
-  // HDD, never migrated in, and moved out if on the SSD; the plan (3.3)
-  // counts the other levels only. For a level each of whose compactions
-  // rewrites it whole (L2 under a one-SST L1): keeping it on the SSD takes
-  // twice its zones at every rewrite.
-  int hdd_level = -1;
   // HHZS caching: second-chance admission (SsdCacheIndex::SetSecondChance)
   // with a ghost list as long as the WAL/cache pool holds 4 KiB blocks;
   // off, every evicted block of an HDD SST is admitted (3.5).

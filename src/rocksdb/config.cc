@@ -138,10 +138,6 @@ absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::st
         return Bad(source, "scheme \"cache_second_chance\" must be true or false");
       }
       options.cache_second_chance = v.get<bool>();
-    } else if (key == "hdd_level") {
-      auto n = Integer(v, what, 0, 64, source);
-      if (!n.ok()) return n.status();
-      options.hdd_level = static_cast<int>(*n);
     } else if (key == "spare_placement") {
       if (!v.is_boolean()) return Bad(source, "scheme \"spare_placement\" must be true or false");
       options.spare_placement = v.get<bool>();
@@ -160,7 +156,7 @@ absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::st
                                       "migration_mib_per_sec, hdd_random_read_iops, "
                                       "level_threshold, ssd_write_mib_per_sec, "
                                       "decision_interval_ms, hdd_read_window_ms, priority, "
-                                      "spare_placement, cache_second_chance, hdd_level"));
+                                      "spare_placement, cache_second_chance"));
     }
   }
   return options;
@@ -308,8 +304,7 @@ std::string PlacementKey(const ZoneStackConfig& config) {
                       ", hdd_read_window_us=", o.hdd_read_window_us,
                       ", priority=", o.priority == policy::SstPriority::kLevelFirst ? "level" : "read_rate",
                       ", spare_placement=", o.spare_placement,
-                      ", cache_second_chance=", o.cache_second_chance,
-                      ", hdd_level=", o.hdd_level, "}");
+                      ", cache_second_chance=", o.cache_second_chance, "}");
 }
 
 }  // namespace zonestack::rocks

@@ -27,7 +27,6 @@ class HhzsTest : public ::testing::Test {
     o.name = name;
     o.priority = priority;
     o.spare_placement = spare_placement_;
-    o.hdd_level = hdd_level_;
     o.now_us = clock_.fn();
     o.wal_cache_zones = 2;
     o.hdd_random_read_iops = 10;  // popularity migration above 5 reads/s
@@ -94,7 +93,6 @@ class HhzsTest : public ::testing::Test {
 
   FakeClock clock_;
   bool spare_placement_ = false;
-  int hdd_level_ = -1;
   std::vector<DeviceView> devices_{Ssd(10, 4, 2, 2), Hdd()};
 };
 
@@ -586,48 +584,6 @@ TEST_F(HhzsTest, SparePlacementWritesTheTieringLevelIntoSpareZonesWhileReadsAreH
   // Switched off: the HDD, HDD-bound or not.
   spare_placement_ = false;
   EXPECT_EQ(make(true, false)->Place(SstHint(100, 2), one_free).devices, (Devices{1, 0}));
-}
-
-TEST_F(HhzsTest, AnHddLevelStaysOffTheSsdAndThePlanSkipsIt) {
-  hdd_level_ = 2;
-  auto s = Make("p+m");
-  AboveTheTieringLevel(*s);  // without hdd_level: t = 2, its 4 slots used
-  // Without L2: 1, 3, then L3's 2 -> every level fits, L3 included.
-  EXPECT_EQ(s->Place(SstHint(100, 3), devices_).devices, (Devices{0, 1}));
-  EXPECT_EQ(s->Place(SstHint(100, 2), devices_).devices, (Devices{1, 0}));
-  EXPECT_EQ(s->Place(SstHint(100, 1), devices_).devices, (Devices{0, 1}));
-  // L2's SSTs on the SSD leave it, whatever the reads.
-  HddReads(*s, 30, 20);
-  auto m = s->NextMigration(devices_);
-  ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->path, SstName(10));
-  EXPECT_EQ(m->to_device, 1u);
-}
-
-TEST_F(HhzsTest, PopularityMigrationPassesOverAnHddLevel) {
-  hdd_level_ = 2;
-  auto s = Make("p+m");
-  AddSst(*s, 1, 0, true);
-  for (uint64_t n : {10, 11, 12, 13}) AddSst(*s, n, 2, false, 100);
-  AddSst(*s, 30, 3, false);
-  AddSst(*s, 31, 3, false);
-  HddReads(*s, 30, 12);
-  // The L2 SSTs are read most, but only an L3 one moves in.
-  auto m = s->NextMigration(devices_);
-  ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->path, SstName(30));
-  EXPECT_EQ(m->to_device, 0u);
-  // Switched off, the level-first rule takes L2's hottest.
-  hdd_level_ = -1;
-  auto off = Make("p+m");
-  AddSst(*off, 1, 0, true);
-  for (uint64_t n : {10, 11, 12, 13}) AddSst(*off, n, 2, false, 100);
-  AddSst(*off, 30, 3, false);
-  HddReads(*off, 30, 12);
-  m = off->NextMigration(devices_);
-  ASSERT_TRUE(m.has_value());
-  EXPECT_NE(m->path, SstName(30));
-  EXPECT_EQ(m->to_device, 0u);
 }
 
 TEST_F(HhzsTest, UnusedPoolZonesAreNotFreeForSsts) {

@@ -84,7 +84,7 @@ TEST(ConfigTest, SchemeObjectSetsSchemeOptions) {
                  "level_threshold": 2, "ssd_write_mib_per_sec": 800,
                  "decision_interval_ms": 250, "hdd_read_window_ms": 4000,
                  "priority": "read_rate", "spare_placement": true,
-                 "cache_second_chance": true, "hdd_level": 2},
+                 "cache_second_chance": true},
       "block_cache_bytes": 1048576})",
                            "test.json");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -102,7 +102,6 @@ TEST(ConfigTest, SchemeObjectSetsSchemeOptions) {
   EXPECT_EQ(o.priority, policy::SstPriority::kReadRateFirst);
   EXPECT_TRUE(o.spare_placement);
   EXPECT_TRUE(o.cache_second_chance);
-  EXPECT_EQ(o.hdd_level, 2);
   EXPECT_EQ(c->placement, "b3+m");  // the scheme is the placement
   EXPECT_EQ(c->block_cache_bytes, 1048576u);
 }
