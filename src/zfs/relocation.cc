@@ -14,8 +14,9 @@ namespace {
 using device::IoClass;
 using device::IoContext;
 
-// The authors' migration copies 2 MiB chunks; on a disk each chunk costs a
-// seek between user reads, so fewer, larger chunks cost it less time.
+// The authors' migration copies 2 MiB chunks. On a disk each chunk read
+// between user reads costs a seek (no change in migration's share of HDD
+// time was measurable at K = 512: experiments/README.md, session 15).
 constexpr uint64_t kCopyChunk = 2 << 20;
 
 // How often the migration thread asks the policy for work when the last
