@@ -219,7 +219,7 @@ TEST_F(MigrationTest, CopiesInChunksOfTwoMebibytes) {
   ASSERT_EQ(DevicesOf("/f"), std::set<uint32_t>{0});
   ASSERT_OK(vol_->Migrate("/f", 1, 0));
   EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
-  const auto& read =
+  const device::IoCounters read =
       vol_->devices()[0]->Stats().by_class[static_cast<int>(device::IoClass::kMigration)];
   EXPECT_EQ(read.read_bytes, uint64_t{4} << 20);
   EXPECT_EQ(read.read_ops, 2u);
