@@ -54,6 +54,10 @@ struct SchemeOptions {
   // with a ghost list as long as the WAL/cache pool holds 4 KiB blocks;
   // off, every evicted block of an HDD SST is admitted (3.5).
   bool cache_second_chance = false;
+  // HHZS caching: a block hit outside the active cache zone is written
+  // again at the FIFO tail on its next eviction (SsdCacheIndex::SetRefresh);
+  // off, a cache zone's blocks leave together at its FIFO eviction (3.5).
+  bool cache_refresh = false;
   // AUTO: the SSD's sequential write throughput the thresholds refer to.
   double ssd_write_bytes_per_sec = 1000.0 * (1 << 20);
   // Clock for the view and rate windows; null = the system clock.

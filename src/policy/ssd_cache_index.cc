@@ -5,22 +5,41 @@ namespace zonestack::policy {
 std::optional<CacheLocation> SsdCacheIndex::Admit(const BlockAddress& block, uint32_t size) {
   absl::MutexLock lock(&mu_);
   auto sst = table_.find(block.sst);
-  if (sst != table_.end() && sst->second.contains(block.offset)) {
+  const bool cached = sst != table_.end() && sst->second.contains(block.offset);
+  if (cached && (!refresh_ || fifo_.empty() ||
+                 sst->second.at(block.offset).zone == fifo_.back().id)) {
     ++stats_.rejected;
     return std::nullopt;
   }
   if (fifo_.empty()) return std::nullopt;
   Zone& active = fifo_.back();
   if (active.capacity - active.used < size) return std::nullopt;
+  if (cached) {
+    // Its old FIFO entry goes stale: eviction skips a block that lies in
+    // another zone than the one evicted.
+    Forget(sst->second, sst->second.find(block.offset));
+    ++stats_.refreshed;
+  } else {
+    ++stats_.admitted;
+  }
   const CacheLocation loc{active.id, active.used, size};
   active.used += size;
   active.blocks.push_back(block);
   ++fifo_entries_;
   table_[block.sst][block.offset] = loc;
-  ++stats_.admitted;
   ++stats_.cached_blocks;
   stats_.cached_bytes += size;
   return loc;
+}
+
+void SsdCacheIndex::SetRefresh(bool on) {
+  absl::MutexLock lock(&mu_);
+  refresh_ = on;
+}
+
+bool SsdCacheIndex::ShouldRefresh(const CacheLocation& loc) const {
+  absl::MutexLock lock(&mu_);
+  return refresh_ && !fifo_.empty() && loc.zone != fifo_.back().id;
 }
 
 void SsdCacheIndex::SetSecondChance(size_t ghost_blocks) {
@@ -36,6 +55,11 @@ bool SsdCacheIndex::PassesAdmission(const BlockAddress& block) {
   absl::MutexLock lock(&mu_);
   if (ghost_capacity_ == 0) return true;
   if (ghost_.erase(block) > 0) return true;
+  // A cached block evicted again is one refresh hands back: it was
+  // admitted before.
+  if (auto sst = table_.find(block.sst); sst != table_.end() && sst->second.contains(block.offset)) {
+    return true;
+  }
   ++stats_.first_sightings;
   const uint64_t n = ++sightings_;
   ghost_[block] = n;

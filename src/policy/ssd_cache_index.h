@@ -40,6 +40,7 @@ struct CacheStats {
   uint64_t evicted_zones = 0, evicted_blocks = 0;
   uint64_t cached_blocks = 0, cached_bytes = 0;
   uint64_t first_sightings = 0;  // evicted blocks second-chance admission held back
+  uint64_t refreshed = 0;        // cached blocks written again at the FIFO tail
   size_t memory_bytes = 0;  // mapping table + FIFO queue (+ ghost list) (HHZS 3.6)
 };
 
@@ -49,7 +50,8 @@ class SsdCacheIndex {
   // SST lies on an HDD and it is not cached yet (the caller checks the
   // device; this checks the duplicate). Reserves room in the active zone
   // and returns where to write it, or nullopt (reject, or no active zone
-  // with room: call OpenZone first). Only duplicates count as rejected.
+  // with room: call OpenZone first). Only duplicates count as rejected;
+  // with refresh on, a duplicate outside the active zone is moved to it.
   std::optional<CacheLocation> Admit(const BlockAddress& block, uint32_t size);
   // Second-chance admission (a departure from 3.5, off until called with
   // a nonzero size): an evicted block passes only if it was evicted before
@@ -61,6 +63,16 @@ class SsdCacheIndex {
   // Whether a block just evicted from the block cache may be admitted; with
   // second chance on, a first sighting is remembered and refused.
   bool PassesAdmission(const BlockAddress& block);
+  // Refresh (a departure from 3.5, off by default): a block hit outside
+  // the active zone is written again at the FIFO tail when the block cache
+  // evicts it next (FIFO with reinsertion), so a block read again outlives
+  // the eviction of the zone it was first written to. Without it a cache
+  // zone's blocks all leave together however often they are read, and the
+  // hottest must come from the HDD again.
+  void SetRefresh(bool on);
+  // Whether the block cache should hand the block at `loc`, just hit, back
+  // on its next eviction (refresh on and `loc` not in the active zone).
+  bool ShouldRefresh(const CacheLocation& loc) const;
   // A new active cache zone with `capacity` bytes; it joins the FIFO tail.
   // REQUIRES: `zone` is not in the FIFO already.
   void OpenZone(uint64_t zone, uint64_t capacity);
@@ -105,6 +117,7 @@ class SsdCacheIndex {
   // Second chance: first sightings, oldest first, numbered; the map holds
   // each remembered address's latest number. An address that passed
   // leaves the map, so its FIFO entry is stale and only pops.
+  bool refresh_ ABSL_GUARDED_BY(mu_) = false;
   size_t ghost_capacity_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t sightings_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<BlockAddress, uint64_t> ghost_ ABSL_GUARDED_BY(mu_);

@@ -138,6 +138,9 @@ absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::st
         return Bad(source, "scheme \"cache_second_chance\" must be true or false");
       }
       options.cache_second_chance = v.get<bool>();
+    } else if (key == "cache_refresh") {
+      if (!v.is_boolean()) return Bad(source, "scheme \"cache_refresh\" must be true or false");
+      options.cache_refresh = v.get<bool>();
     } else if (key == "spare_placement") {
       if (!v.is_boolean()) return Bad(source, "scheme \"spare_placement\" must be true or false");
       options.spare_placement = v.get<bool>();
@@ -156,7 +159,7 @@ absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::st
                                       "migration_mib_per_sec, hdd_random_read_iops, "
                                       "level_threshold, ssd_write_mib_per_sec, "
                                       "decision_interval_ms, hdd_read_window_ms, priority, "
-                                      "spare_placement, cache_second_chance"));
+                                      "spare_placement, cache_second_chance, cache_refresh"));
     }
   }
   return options;
@@ -304,7 +307,8 @@ std::string PlacementKey(const ZoneStackConfig& config) {
                       ", hdd_read_window_us=", o.hdd_read_window_us,
                       ", priority=", o.priority == policy::SstPriority::kLevelFirst ? "level" : "read_rate",
                       ", spare_placement=", o.spare_placement,
-                      ", cache_second_chance=", o.cache_second_chance, "}");
+                      ", cache_second_chance=", o.cache_second_chance,
+                      ", cache_refresh=", o.cache_refresh, "}");
 }
 
 }  // namespace zonestack::rocks

@@ -220,6 +220,7 @@ SsdSecondaryCache::SsdSecondaryCache(zfs::Volume* volume, std::shared_ptr<policy
           std::max<uint64_t>(block_size_, RoundDown(std::min<uint64_t>(options.write_buffer_bytes,
                                                                        zone_capacity_ / 4),
                                                     block_size_)))) {
+  index_->SetRefresh(scheme_->options().cache_refresh);
   if (scheme_->options().cache_second_chance) {
     // The ghost list remembers as many blocks as the pool caches (RocksDB's
     // 4 KiB data blocks).
@@ -528,7 +529,10 @@ std::unique_ptr<rocksdb::SecondaryCacheResultHandle> SsdSecondaryCache::Lookup(
   const rocksdb::Status s = create_cb(record.data() + kHeaderBytes,
                                       record.size() - kHeaderBytes, &obj, &charge);
   if (!s.ok() || obj == nullptr) return nullptr;
-  is_in_sec_cache = true;
+  // Refresh: a hit outside the active zone is reported as not kept, so
+  // the block cache hands the block back on eviction and Insert writes it
+  // at the FIFO tail.
+  is_in_sec_cache = !index_->ShouldRefresh(*loc);
   return std::make_unique<ReadyHandle>(obj, charge);
 }
 

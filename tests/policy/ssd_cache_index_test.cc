@@ -178,6 +178,84 @@ TEST(SsdCacheIndexTest, SecondChancePassesABlockOnItsSecondEvictionWithinTheGhos
   EXPECT_EQ(index.stats().memory_bytes, 0u);
 }
 
+TEST(SsdCacheIndexTest, WithoutRefreshACachedBlockLeavesWithItsZone) {
+  SsdCacheIndex index;
+  index.OpenZone(7, 2 * 4096);
+  ASSERT_TRUE(index.Admit({1, 0}, 4096).has_value());
+  index.OpenZone(8, 2 * 4096);
+  auto hit = index.Lookup({1, 0});
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_FALSE(index.ShouldRefresh(*hit));
+  EXPECT_FALSE(index.Admit({1, 0}, 4096).has_value());  // a duplicate
+  EXPECT_EQ(index.EvictOldestZone(), 7u);
+  EXPECT_FALSE(index.Lookup({1, 0}).has_value());
+  EXPECT_EQ(index.stats().refreshed, 0u);
+}
+
+TEST(SsdCacheIndexTest, RefreshMovesABlockHitOutsideTheActiveZoneToItsTail) {
+  SsdCacheIndex index;
+  index.SetRefresh(true);
+  index.OpenZone(7, 2 * 4096);
+  ASSERT_TRUE(index.Admit({1, 0}, 4096).has_value());
+  ASSERT_TRUE(index.Admit({2, 0}, 4096).has_value());
+  // In the active zone: nothing to refresh, and a second admission is a
+  // duplicate.
+  auto hit = index.Lookup({1, 0});
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_FALSE(index.ShouldRefresh(*hit));
+  EXPECT_FALSE(index.Admit({1, 0}, 4096).has_value());
+  index.OpenZone(8, 2 * 4096);
+  hit = index.Lookup({1, 0});
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->zone, 7u);
+  EXPECT_TRUE(index.ShouldRefresh(*hit));
+  auto moved = index.Admit({1, 0}, 4096);
+  ASSERT_TRUE(moved.has_value());
+  EXPECT_EQ(moved->zone, 8u);
+  EXPECT_EQ(moved->offset, 0u);
+  // Zone 7's eviction takes {2,0} and skips {1,0}'s stale entry.
+  EXPECT_EQ(index.EvictOldestZone(), 7u);
+  EXPECT_FALSE(index.Lookup({2, 0}).has_value());
+  auto still = index.Lookup({1, 0});
+  ASSERT_TRUE(still.has_value());
+  EXPECT_EQ(still->zone, 8u);
+  CacheStats s = index.stats();
+  EXPECT_EQ(s.admitted, 2u);
+  EXPECT_EQ(s.refreshed, 1u);
+  EXPECT_EQ(s.rejected, 1u);
+  EXPECT_EQ(s.cached_blocks, 1u);
+  EXPECT_EQ(s.cached_bytes, 4096u);
+  EXPECT_EQ(s.evicted_blocks, 1u);
+}
+
+TEST(SsdCacheIndexTest, RefreshWithoutRoomKeepsTheOldCopy) {
+  SsdCacheIndex index;
+  index.SetRefresh(true);
+  index.OpenZone(7, 4096);
+  ASSERT_TRUE(index.Admit({1, 0}, 4096).has_value());
+  index.OpenZone(8, 4096);
+  ASSERT_TRUE(index.Admit({2, 0}, 4096).has_value());  // zone 8 is full
+  EXPECT_FALSE(index.Admit({1, 0}, 4096).has_value());
+  auto hit = index.Lookup({1, 0});
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->zone, 7u);
+  EXPECT_EQ(index.stats().refreshed, 0u);
+  EXPECT_EQ(index.stats().cached_blocks, 2u);
+}
+
+TEST(SsdCacheIndexTest, SecondChancePassesACachedBlockHandedBackForRefresh) {
+  SsdCacheIndex index;
+  index.SetSecondChance(4);
+  index.SetRefresh(true);
+  index.OpenZone(7, 1 << 20);
+  EXPECT_FALSE(index.PassesAdmission({1, 0}));
+  EXPECT_TRUE(index.PassesAdmission({1, 0}));
+  ASSERT_TRUE(index.Admit({1, 0}, 4096).has_value());
+  // Cached: its next eviction is not a first sighting.
+  EXPECT_TRUE(index.PassesAdmission({1, 0}));
+  EXPECT_EQ(index.stats().first_sightings, 1u);
+}
+
 TEST(SsdCacheIndexTest, MemoryCountsTableAndFifoEntries) {
   SsdCacheIndex index;
   EXPECT_EQ(index.stats().memory_bytes, 0u);

@@ -84,7 +84,7 @@ TEST(ConfigTest, SchemeObjectSetsSchemeOptions) {
                  "level_threshold": 2, "ssd_write_mib_per_sec": 800,
                  "decision_interval_ms": 250, "hdd_read_window_ms": 4000,
                  "priority": "read_rate", "spare_placement": true,
-                 "cache_second_chance": true},
+                 "cache_second_chance": true, "cache_refresh": true},
       "block_cache_bytes": 1048576})",
                            "test.json");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -102,6 +102,7 @@ TEST(ConfigTest, SchemeObjectSetsSchemeOptions) {
   EXPECT_EQ(o.priority, policy::SstPriority::kReadRateFirst);
   EXPECT_TRUE(o.spare_placement);
   EXPECT_TRUE(o.cache_second_chance);
+  EXPECT_TRUE(o.cache_refresh);
   EXPECT_EQ(c->placement, "b3+m");  // the scheme is the placement
   EXPECT_EQ(c->block_cache_bytes, 1048576u);
 }
@@ -180,6 +181,8 @@ TEST(ConfigTest, SchemeErrorsNameTheProblem) {
                "\"spare_placement\" must be true or false");
   expect_error("{" + dev + R"("scheme": {"name": "p", "cache_second_chance": "yes"}})",
                "\"cache_second_chance\" must be true or false");
+  expect_error("{" + dev + R"("scheme": {"name": "p", "cache_refresh": 1}})",
+               "\"cache_refresh\" must be true or false");
   expect_error("{" + dev + R"("scheme": {"name": "p", "sst_bytes": 0}})", "sst_bytes");
   expect_error("{" + dev + R"("scheme": {"name": "p", "sst_bytes": -5}})", "integer");
   expect_error("{" + dev + R"("scheme": {"name": "p", "sst_bytes": 1.5}})", "integer");

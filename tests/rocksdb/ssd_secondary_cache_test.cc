@@ -262,7 +262,7 @@ class SsdCacheTest : public ::testing::Test {
   }
 
   void Mount(uint32_t wal_cache_zones, uint32_t write_buffer_bytes = 64 << 10,
-             bool second_chance = false) {
+             bool second_chance = false, bool refresh = false) {
     devices_.clear();
     for (const char* uri : {kSsdUri, kHddUri}) {
       auto d = device::OpenDevice(uri);
@@ -275,6 +275,7 @@ class SsdCacheTest : public ::testing::Test {
     o.wal_cache_zones = wal_cache_zones;
     o.migration_bytes_per_sec = 0;
     o.cache_second_chance = second_chance;
+    o.cache_refresh = refresh;
     auto scheme = policy::MakeScheme(o);
     ASSERT_TRUE(scheme.ok()) << scheme.status();
     scheme_ = *scheme;
@@ -310,13 +311,18 @@ class SsdCacheTest : public ::testing::Test {
     std::string block = BlockBytes(sst, offset, size);
     EXPECT_TRUE(cache_->Insert(Key(sst, offset), &block, &kStringHelper).ok());
   }
-  // The block on a hit, nullopt on a miss.
-  std::optional<std::string> Lookup(uint64_t sst, uint64_t offset) {
-    bool kept = false;
-    auto h = cache_->Lookup(Key(sst, offset), MakeString, /*wait=*/true, false, kept);
+  // The block on a hit, nullopt on a miss. `kept` gets what the cache told
+  // RocksDB (false: hand the block back on eviction); null expects true.
+  std::optional<std::string> Lookup(uint64_t sst, uint64_t offset, bool* kept = nullptr) {
+    bool in_cache = false;
+    auto h = cache_->Lookup(Key(sst, offset), MakeString, /*wait=*/true, false, in_cache);
     if (!h) return std::nullopt;
     EXPECT_TRUE(h->IsReady());
-    EXPECT_TRUE(kept);
+    if (kept) {
+      *kept = in_cache;
+    } else {
+      EXPECT_TRUE(in_cache);
+    }
     std::unique_ptr<std::string> value(static_cast<std::string*>(h->Value()));
     EXPECT_EQ(h->Size(), value->size());
     return *value;
@@ -395,6 +401,34 @@ TEST_F(SsdCacheTest, SecondChanceAdmitsABlockOnItsSecondEviction) {
   const policy::CacheStats s = cache_->stats();
   EXPECT_EQ(s.admitted, 1u);
   EXPECT_EQ(s.first_sightings, 1u);
+}
+
+TEST_F(SsdCacheTest, RefreshKeepsABlockHitAgainPastItsZonesEviction) {
+  cache_->Close();
+  Mount(/*wal_cache_zones=*/2, 64 << 10, /*second_chance=*/false, /*refresh=*/true);
+  AddSst(10);
+  // ~297 blocks of 3500 B fill a ~1 MB zone: 350 open the second zone.
+  uint64_t next = 0;
+  for (; next < 350; ++next) Insert(10, next * 4096, 3500);
+  ASSERT_EQ(cache_->stats().evicted_zones, 0u);
+  bool kept = true;
+  ASSERT_TRUE(Lookup(10, 0, &kept).has_value());
+  EXPECT_FALSE(kept);  // in the older zone: RocksDB is to hand it back
+  ASSERT_TRUE(Lookup(10, (next - 1) * 4096, &kept).has_value());
+  EXPECT_TRUE(kept);  // in the active zone
+  Insert(10, 0, 3500);  // the block cache evicts block 0 again
+  EXPECT_EQ(cache_->stats().refreshed, 1u);
+  // A third zone's worth: the first zone is evicted, block 0 is not.
+  for (; cache_->stats().evicted_zones == 0 && next < 2000; ++next) {
+    Insert(10, next * 4096, 3500);
+  }
+  ASSERT_EQ(cache_->stats().evicted_zones, 1u);
+  EXPECT_FALSE(Hits(10, 4096, 3500));
+  const std::optional<std::string> block0 = Lookup(10, 0, &kept);
+  ASSERT_TRUE(block0.has_value());
+  EXPECT_EQ(*block0, BlockBytes(10, 0, 3500));
+  EXPECT_FALSE(kept);  // its zone is no longer the active one
+  EXPECT_EQ(cache_->counters().verify_failures, 0u);
 }
 
 TEST_F(SsdCacheTest, FlushAndCompactionLookupsAreDeclined) {

@@ -146,7 +146,8 @@ nlohmann::json SchemeState(const rocksdb::DB& db) {
                   {"hits", c.hits},                   {"misses", c.misses},
                   {"evicted_zones", c.evicted_zones}, {"evicted_blocks", c.evicted_blocks},
                   {"cached_blocks", c.cached_blocks}, {"cached_bytes", c.cached_bytes},
-                  {"first_sightings", c.first_sightings}, {"memory_bytes", c.memory_bytes}};
+                  {"first_sightings", c.first_sightings}, {"refreshed", c.refreshed},
+                  {"memory_bytes", c.memory_bytes}};
     const auto k = parts->cache->counters();
     j["cache"]["inserts_unknown_key"] = k.unknown_keys;
     j["cache"]["inserts_not_on_hdd"] = k.not_on_hdd;
