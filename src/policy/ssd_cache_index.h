@@ -114,10 +114,10 @@ class SsdCacheIndex {
   std::deque<Zone> fifo_ ABSL_GUARDED_BY(mu_);  // front = oldest, back = active
   uint64_t fifo_entries_ ABSL_GUARDED_BY(mu_) = 0;
   CacheStats stats_ ABSL_GUARDED_BY(mu_);
+  bool refresh_ ABSL_GUARDED_BY(mu_) = false;  // see SetRefresh
   // Second chance: first sightings, oldest first, numbered; the map holds
   // each remembered address's latest number. An address that passed
   // leaves the map, so its FIFO entry is stale and only pops.
-  bool refresh_ ABSL_GUARDED_BY(mu_) = false;
   size_t ghost_capacity_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t sightings_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<BlockAddress, uint64_t> ghost_ ABSL_GUARDED_BY(mu_);
