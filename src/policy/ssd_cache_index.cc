@@ -2,31 +2,37 @@
 
 namespace zonestack::policy {
 
+CacheLocation* SsdCacheIndex::Find(const BlockAddress& block) {
+  auto sst = table_.find(block.sst);
+  if (sst == table_.end()) return nullptr;
+  auto it = sst->second.find(block.offset);
+  return it == sst->second.end() ? nullptr : &it->second;
+}
+
 std::optional<CacheLocation> SsdCacheIndex::Admit(const BlockAddress& block, uint32_t size) {
   absl::MutexLock lock(&mu_);
-  auto sst = table_.find(block.sst);
-  const bool cached = sst != table_.end() && sst->second.contains(block.offset);
-  if (cached && (!refresh_ || fifo_.empty() ||
-                 sst->second.at(block.offset).zone == fifo_.back().id)) {
+  CacheLocation* cached = Find(block);
+  if (cached && (!refresh_ || fifo_.empty() || cached->zone == fifo_.back().id)) {
     ++stats_.rejected;
     return std::nullopt;
   }
   if (fifo_.empty()) return std::nullopt;
   Zone& active = fifo_.back();
   if (active.capacity - active.used < size) return std::nullopt;
-  if (cached) {
-    // Its old FIFO entry goes stale: eviction skips a block that lies in
-    // another zone than the one evicted.
-    Forget(sst->second, sst->second.find(block.offset));
-    ++stats_.refreshed;
-  } else {
-    ++stats_.admitted;
-  }
   const CacheLocation loc{active.id, active.used, size};
   active.used += size;
   active.blocks.push_back(block);
   ++fifo_entries_;
+  if (cached) {
+    // Refreshed: its old FIFO entry goes stale, as eviction skips a block
+    // that lies in another zone than the one evicted.
+    stats_.cached_bytes = stats_.cached_bytes - cached->size + size;
+    *cached = loc;
+    ++stats_.refreshed;
+    return loc;
+  }
   table_[block.sst][block.offset] = loc;
+  ++stats_.admitted;
   ++stats_.cached_blocks;
   stats_.cached_bytes += size;
   return loc;
@@ -57,9 +63,7 @@ bool SsdCacheIndex::PassesAdmission(const BlockAddress& block) {
   if (ghost_.erase(block) > 0) return true;
   // A cached block evicted again is one refresh hands back: it was
   // admitted before.
-  if (auto sst = table_.find(block.sst); sst != table_.end() && sst->second.contains(block.offset)) {
-    return true;
-  }
+  if (Find(block)) return true;
   ++stats_.first_sightings;
   const uint64_t n = ++sightings_;
   ghost_[block] = n;
@@ -106,13 +110,9 @@ std::optional<uint64_t> SsdCacheIndex::EvictOldestZone() {
 
 std::optional<CacheLocation> SsdCacheIndex::Lookup(const BlockAddress& block) {
   absl::MutexLock lock(&mu_);
-  auto sst = table_.find(block.sst);
-  if (sst != table_.end()) {
-    auto it = sst->second.find(block.offset);
-    if (it != sst->second.end()) {
-      ++stats_.hits;
-      return it->second;
-    }
+  if (const CacheLocation* loc = Find(block)) {
+    ++stats_.hits;
+    return *loc;
   }
   ++stats_.misses;
   return std::nullopt;

@@ -106,6 +106,8 @@ class SsdCacheIndex {
   static constexpr size_t kSstEntryBytes = sizeof(uint64_t) + sizeof(SstBlocks);
 
   void Forget(SstBlocks& blocks, SstBlocks::iterator block) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The block's entry in the mapping table, or null.
+  CacheLocation* Find(const BlockAddress& block) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   // The mapping table, keyed by SST and then by the block's offset in it,
