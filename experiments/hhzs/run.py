@@ -505,13 +505,13 @@ def quick(a, setup, out):
     """B3 against HHZS (or --schemes) on load and workload A (or --workload) only: a fast probe."""
     schemes = a.schemes.split(",") if a.schemes else ["b3", "hhzs"]
     wl = a.workload or "hhzs-a-load,hhzs-a"
-    results = run_workloads(a, setup, out, schemes, [wl], a.ops or 2000)
+    results = run_workloads(a, setup, out, schemes, [wl], a.ops or 2000, ssd_zones=a.ssd_zones)
     return [throughput_tables(results, schemes, schemes[0], f"quick: throughput over {schemes[0]}",
                               ycsb_phases),
             read_sources(results, schemes, "quick: where reads went", ycsb_phases),
             hdd_time(results, schemes, "quick: where the HDD's time went", ycsb_phases),
             sst_ceiling(results, schemes, "quick: share of user reads whole SSTs on the SSD could "
-                        "take", ycsb_phases, setup.zone_cap, setup.sst_zones(SSD_ZONES))]
+                        "take", ycsb_phases, setup.zone_cap, setup.sst_zones(a.ssd_zones))]
 
 
 def exp2(a, setup, out):
@@ -703,6 +703,8 @@ def arg_parser():
     ap.add_argument("--schemes", default="",
                     help="quick: comma-separated schemes (first is the base), each NAME[/KEY:VALUE...] "
                          "with scheme options, e.g. hhzs/priority:read_rate")
+    ap.add_argument("--ssd-zones", type=int, default=SSD_ZONES,
+                    help="quick: available SSD zones (the paper's 20; Exp#5 sweeps 20-80 itself)")
     ap.add_argument("--workload", default="", help="quick: zsbench phases (default hhzs-a-load,hhzs-a)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="run every comparison this many times; tables give the mean (min-max) of ratios")
