@@ -75,12 +75,8 @@ class HhzsScheme : public HintedScheme {
  private:
   Tiering Plan(const std::vector<DeviceView>& devices) const {
     const uint32_t ssd = *FirstSsd(devices);
-    LevelCounts counts = view_.Counts(devices[ssd].zone_capacity);
-    if (options_.demand_hold_us > 0) {
-      absl::MutexLock lock(&peaks_mu_);
-      counts = peaks_.Hold(std::move(counts), view_.NowMicros());
-    }
-    return ComputeTiering(counts, devices[ssd], PoolZones(ssd, devices));
+    return ComputeTiering(view_.Counts(devices[ssd].zone_capacity), devices[ssd],
+                          PoolZones(ssd, devices));
   }
 
   // spare_placement: an SST of L_t or below that the plan has no reserved
@@ -179,8 +175,6 @@ class HhzsScheme : public HintedScheme {
   const bool migration_;
   const bool caching_;
   SsdCacheIndex cache_;
-  mutable absl::Mutex peaks_mu_;
-  mutable LevelPeaks peaks_ ABSL_GUARDED_BY(peaks_mu_){options_.demand_hold_us};
   absl::Mutex swap_mu_;
   std::optional<uint64_t> swap_in_ ABSL_GUARDED_BY(swap_mu_);  // a swap's HDD half
 };

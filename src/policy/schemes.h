@@ -50,9 +50,6 @@ struct SchemeOptions {
   // (free beyond the writes in flight at or below L_t) remain, as
   // popularity migration may fill them; off, it goes to the HDD (3.3).
   bool spare_placement = false;
-  // HHZS: plan with each level's A_i + D_i held at its peak over this long
-  // (LevelPeaks); 0 plans with the current values, as the paper does (3.3).
-  uint64_t demand_hold_us = 0;
   // HHZS caching: second-chance admission (SsdCacheIndex::SetSecondChance)
   // with a ghost list as long as the WAL/cache pool holds 4 KiB blocks;
   // off, every evicted block of an HDD SST is admitted (3.5).

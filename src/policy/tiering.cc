@@ -47,30 +47,6 @@ uint64_t Tiering::PendingZones() const {
   return DemandBelowT() + static_cast<uint64_t>(at_t);
 }
 
-LevelCounts LevelPeaks::Hold(LevelCounts counts, uint64_t now_us) {
-  const size_t levels = std::max(counts.zones.size(), counts.demand.size());
-  std::vector<uint32_t> sums(levels);
-  for (size_t i = 0; i < levels; ++i) sums[i] = At(counts.zones, i) + At(counts.demand, i);
-  while (!samples_.empty() && now_us - samples_.front().first > hold_us_) samples_.pop_front();
-  if (samples_.empty() || now_us - samples_.back().first >= kSampleUs) {
-    samples_.emplace_back(now_us, sums);
-  } else {
-    std::vector<uint32_t>& last = samples_.back().second;
-    last.resize(std::max(last.size(), levels));
-    for (size_t i = 0; i < levels; ++i) last[i] = std::max(last[i], sums[i]);
-  }
-  std::vector<uint32_t> peak;
-  for (const auto& [t, s] : samples_) {
-    peak.resize(std::max(peak.size(), s.size()));
-    for (size_t i = 0; i < s.size(); ++i) peak[i] = std::max(peak[i], s[i]);
-  }
-  counts.demand.resize(std::max(counts.demand.size(), peak.size()));
-  for (size_t i = 0; i < peak.size(); ++i) {
-    counts.demand[i] = std::max(counts.demand[i], peak[i] - std::min(peak[i], At(counts.zones, i)));
-  }
-  return counts;
-}
-
 Tiering ComputeTiering(const LevelCounts& counts, const DeviceView& ssd, uint32_t pool_zones) {
   Tiering t;
   t.ssd_capacity = static_cast<int64_t>(ssd.data_zones) - pool_zones - kGcReserveZones;

@@ -3,8 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <utility>
 #include <vector>
 
 #include "policy/lsm_view.h"
@@ -57,26 +55,6 @@ struct Tiering {
   bool ToSsd(int sst_level, uint32_t zones = 1) const {
     return fits_all || SstToSsd(sst_level, level, OnSsdAt(level), slots, zones);
   }
-};
-
-// Departure (SchemeOptions::demand_hold_us): each level's A_i + D_i held at
-// its largest over the last `hold_us`. Steps 2-3 read the lower levels'
-// footprint at one instant; under a load it swings with the compaction
-// debt (O1), so L_t takes SSD zones while L0-L2 are small, and when they
-// grow back their compaction outputs find the SSD full of L_t's SSTs and
-// go to the HDD. Planning with the recent peak keeps those zones free.
-class LevelPeaks {
- public:
-  explicit LevelPeaks(uint64_t hold_us) : hold_us_(hold_us) {}
-  // Records `counts` at `now_us` and returns them with each D_i raised so
-  // that A_i + D_i is the largest recorded within the hold.
-  LevelCounts Hold(LevelCounts counts, uint64_t now_us);
-
- private:
-  // Samples closer than this merge into one (Plan runs on every allocation).
-  static constexpr uint64_t kSampleUs = 100'000;
-  const uint64_t hold_us_;
-  std::deque<std::pair<uint64_t, std::vector<uint32_t>>> samples_;  // (time, A_i + D_i)
 };
 
 // C_ssd = the SSD's data zones - its WAL/cache pool zones - the GC reserve;

@@ -133,10 +133,6 @@ absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::st
       auto n = Integer(v, what, 1, UINT64_MAX / 1000, source);
       if (!n.ok()) return n.status();
       options.hdd_read_window_us = *n * 1000;
-    } else if (key == "demand_hold_ms") {
-      auto n = Integer(v, what, 0, UINT64_MAX / 1000, source);
-      if (!n.ok()) return n.status();
-      options.demand_hold_us = *n * 1000;
     } else if (key == "cache_second_chance") {
       if (!v.is_boolean()) {
         return Bad(source, "scheme \"cache_second_chance\" must be true or false");
@@ -163,8 +159,7 @@ absl::StatusOr<policy::SchemeOptions> ParseScheme(const json& doc, const std::st
                                       "migration_mib_per_sec, hdd_random_read_iops, "
                                       "level_threshold, ssd_write_mib_per_sec, "
                                       "decision_interval_ms, hdd_read_window_ms, priority, "
-                                      "spare_placement, demand_hold_ms, cache_second_chance, "
-                                      "cache_refresh"));
+                                      "spare_placement, cache_second_chance, cache_refresh"));
     }
   }
   return options;
@@ -312,7 +307,6 @@ std::string PlacementKey(const ZoneStackConfig& config) {
                       ", hdd_read_window_us=", o.hdd_read_window_us,
                       ", priority=", o.priority == policy::SstPriority::kLevelFirst ? "level" : "read_rate",
                       ", spare_placement=", o.spare_placement,
-                      ", demand_hold_us=", o.demand_hold_us,
                       ", cache_second_chance=", o.cache_second_chance,
                       ", cache_refresh=", o.cache_refresh, "}");
 }

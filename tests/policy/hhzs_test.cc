@@ -27,7 +27,6 @@ class HhzsTest : public ::testing::Test {
     o.name = name;
     o.priority = priority;
     o.spare_placement = spare_placement_;
-    o.demand_hold_us = demand_hold_us_;
     o.now_us = clock_.fn();
     o.wal_cache_zones = 2;
     o.hdd_random_read_iops = 10;  // popularity migration above 5 reads/s
@@ -94,7 +93,6 @@ class HhzsTest : public ::testing::Test {
 
   FakeClock clock_;
   bool spare_placement_ = false;
-  uint64_t demand_hold_us_ = 0;
   std::vector<DeviceView> devices_{Ssd(10, 4, 2, 2), Hdd()};
 };
 
@@ -158,30 +156,6 @@ TEST_F(HhzsTest, TieringLevelGetsOnlyItsReservedSsdZones) {
   // An L2 SST leaving frees a slot.
   s->OnRemoved(SstHint(100));
   EXPECT_EQ(s->Place(SstHint(103, 2), devices_).devices, (Devices{0, 1}));
-}
-
-TEST_F(HhzsTest, DemandHoldKeepsTheZonesLowerLevelsJustHadFromTheTieringLevel) {
-  demand_hold_us_ = 10 * kSec;
-  auto s = Make("p");
-  // A load's debt: L0 #1-#4 and L1 #5-#7 on the SSD, L2 #10-#12 on the
-  // HDD: 4, 7 >= 7 -> t = 1, and an L2 SST goes to the HDD.
-  for (uint64_t n : {1, 2, 3, 4}) AddSst(*s, n, 0, true);
-  for (uint64_t n : {5, 6, 7}) AddSst(*s, n, 1, true);
-  for (uint64_t n : {10, 11, 12}) AddSst(*s, n, 2, false);
-  EXPECT_EQ(s->Place(SstHint(100, 2), devices_).devices, (Devices{1, 0}));
-  // L0 compacts away: 0, 3, 6 < 7 and L2 would fit, but for 10 s the plan
-  // keeps L0's four zones: 4, 7 -> t = 1 still.
-  clock_.Set(2 * kSec);
-  for (uint64_t n : {1, 2, 3, 4}) s->OnRemoved(SstHint(n));
-  EXPECT_EQ(s->Place(SstHint(100, 2), devices_).devices, (Devices{1, 0}));
-  clock_.Set(13 * kSec);
-  EXPECT_EQ(s->Place(SstHint(100, 2), devices_).devices, (Devices{0, 1}));
-  // Without the hold the plan follows L0 down at once.
-  demand_hold_us_ = 0;
-  auto now = Make("p");
-  for (uint64_t n : {5, 6, 7}) AddSst(*now, n, 1, true);
-  for (uint64_t n : {10, 11, 12}) AddSst(*now, n, 2, false);
-  EXPECT_EQ(now->Place(SstHint(100, 2), devices_).devices, (Devices{0, 1}));
 }
 
 TEST_F(HhzsTest, AnSstOfManyZonesCountsEveryZoneInTheTieringLevel) {

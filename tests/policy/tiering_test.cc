@@ -114,40 +114,5 @@ TEST(ComputeTieringTest, WalZonesCanLowerTheTieringLevel) {
   EXPECT_FALSE(t.ToSsd(2));  // three L2 SSTs already on the SSD
 }
 
-TEST(LevelPeaksTest, HoldsEachLevelsLargestFootprintForTheHoldThenLetsItGo) {
-  constexpr uint64_t kSec = 1'000'000;
-  LevelPeaks peaks(10 * kSec);
-  LevelCounts big{.zones = {6, 2, 5}, .zones_on_ssd = {6, 2, 5}, .demand = {1, 0, 3}};
-  LevelCounts held = peaks.Hold(big, 0);
-  EXPECT_EQ(held.zones, big.zones);
-  EXPECT_EQ(held.demand, big.demand);
-  // L0 drains into L1 and L2's compaction ends: A_0 + D_0 and A_2 + D_2
-  // stay at 7 and 8 for the hold, L1's larger sum shows as it is.
-  LevelCounts small{.zones = {1, 4, 6}, .zones_on_ssd = {1, 4, 6}, .demand = {0, 1, 0}};
-  held = peaks.Hold(small, 5 * kSec);
-  EXPECT_EQ(held.zones, small.zones);  // A_i is what exists; the peak goes to D_i
-  EXPECT_EQ(held.demand, (V{6, 1, 2}));
-  // A level the peak has not seen yet keeps its own demand.
-  LevelCounts deeper{.zones = {1, 4, 6, 2}, .zones_on_ssd = {}, .demand = {0, 0, 0, 3}};
-  EXPECT_EQ(peaks.Hold(deeper, 9 * kSec).demand, (V{6, 1, 2, 3}));
-  // Past the hold of the first sample only the later ones count; L3's 5
-  // zones of 9 s ago are still held though it has none now.
-  EXPECT_EQ(peaks.Hold(small, 11 * kSec).demand, (V{0, 1, 0, 5}));
-  EXPECT_EQ(peaks.Hold(small, 30 * kSec).demand, (V{0, 1, 0}));
-}
-
-TEST(LevelPeaksTest, TheHeldPeakLowersTheTieringLevelAndItsSlots) {
-  // C_ssd = 10 - 0 pool - 1 GC = 9. Now 1, 1, 4 zones in L0-L2: t = 3
-  // (nothing reaches 9); a moment ago L0 held 6: 6, 7, 11 >= 9 -> t = 2
-  // with 9 - 7 = 2 slots.
-  LevelPeaks peaks(10'000'000);
-  peaks.Hold(LevelCounts{.zones = {6, 1, 4}, .zones_on_ssd = {}, .demand = {}}, 0);
-  LevelCounts now{.zones = {1, 1, 4}, .zones_on_ssd = {}, .demand = {}};
-  EXPECT_GT(ComputeTiering(now, Ssd(10, 4), 0).level, 2);
-  Tiering held = ComputeTiering(peaks.Hold(now, 1'000'000), Ssd(10, 4), 0);
-  EXPECT_EQ(held.level, 2);
-  EXPECT_EQ(held.slots, 2);
-}
-
 }  // namespace
 }  // namespace zonestack::policy

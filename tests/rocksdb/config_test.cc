@@ -84,7 +84,7 @@ TEST(ConfigTest, SchemeObjectSetsSchemeOptions) {
                  "level_threshold": 2, "ssd_write_mib_per_sec": 800,
                  "decision_interval_ms": 250, "hdd_read_window_ms": 4000,
                  "priority": "read_rate", "spare_placement": true,
-                 "demand_hold_ms": 30000, "cache_second_chance": true, "cache_refresh": true},
+                 "cache_second_chance": true, "cache_refresh": true},
       "block_cache_bytes": 1048576})",
                            "test.json");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -101,7 +101,6 @@ TEST(ConfigTest, SchemeObjectSetsSchemeOptions) {
   EXPECT_EQ(o.hdd_read_window_us, 4'000'000u);
   EXPECT_EQ(o.priority, policy::SstPriority::kReadRateFirst);
   EXPECT_TRUE(o.spare_placement);
-  EXPECT_EQ(o.demand_hold_us, 30'000'000u);
   EXPECT_TRUE(o.cache_second_chance);
   EXPECT_TRUE(o.cache_refresh);
   EXPECT_EQ(c->placement, "b3+m");  // the scheme is the placement
@@ -182,8 +181,6 @@ TEST(ConfigTest, SchemeErrorsNameTheProblem) {
                "\"spare_placement\" must be true or false");
   expect_error("{" + dev + R"("scheme": {"name": "p", "cache_second_chance": "yes"}})",
                "\"cache_second_chance\" must be true or false");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "demand_hold_ms": -1}})",
-               "demand_hold_ms");
   expect_error("{" + dev + R"("scheme": {"name": "p", "cache_refresh": 1}})",
                "\"cache_refresh\" must be true or false");
   expect_error("{" + dev + R"("scheme": {"name": "p", "sst_bytes": 0}})", "sst_bytes");
