@@ -42,6 +42,31 @@ class SetupTest(unittest.TestCase):
         self.assertNotIn("hard_pending_compaction_bytes_limit", opts)
 
 
+class Exp6DecisionTest(unittest.TestCase):
+    def test_decisions_do_not_bind_the_highest_rate(self):
+        # One SST at the highest scaled rate takes about 123 ms at every K
+        # (SST and rate both scale); the scheme's 1 s default would hold
+        # the 8-64 MiB/s points to one SST a second.
+        for k in (512, 2048):
+            s = setup(scale=k)
+            ms = run.exp6_decision_ms(s)
+            top = s.migration_rate(max(run.EXP6_RATES) * run.MiB)
+            self.assertLessEqual(ms / 1000 * top, s.sst)
+            self.assertGreater((ms + 1) / 1000 * top, s.sst)
+            self.assertLess(ms, 1000)
+
+    def test_each_rates_volume_config_carries_the_interval(self):
+        s = setup(scale=512)
+        with tempfile.TemporaryDirectory() as d:
+            path = s.config(d, "p+m-64mib", f"p+m/decision_interval_ms:{run.exp6_decision_ms(s)}", 20,
+                            s.migration_rate(64 * run.MiB))
+            with open(path) as f:
+                scheme = json.load(f)["scheme"]
+        self.assertEqual(scheme["name"], "p+m")
+        self.assertEqual(scheme["decision_interval_ms"], 123)
+        self.assertEqual(scheme["migration_mib_per_sec"], 16)
+
+
 class SpreadTest(unittest.TestCase):
     def test_one_run_is_the_value(self):
         self.assertEqual(run.spread([1.2345]), "1.234")
