@@ -180,7 +180,11 @@ class Setup:
 
 
 def zsbench(a, setup, schemes, workload, out_json, ops=None, rate=0, extra=()):
-    """schemes: list of (name, config path). Runs one zsbench comparison."""
+    """schemes: list of (name, config path). Runs one zsbench comparison,
+    or with --reuse reads the one already in out_json."""
+    if getattr(a, "reuse", False) and os.path.exists(out_json):
+        with open(out_json) as f:
+            return json.load(f)
     cmd = [a.zsbench, "--quiet", "--records", str(setup.records), "--zipf-items", str(setup.zipf_items),
            "--threads", str(setup.threads), "--workload", workload,
            "--interval", str(a.interval), "--json", out_json]
@@ -223,8 +227,12 @@ def ssd_share_by_level(p):
 
 
 class Table:
-    def __init__(self, title, columns):
-        self.title, self.columns, self.rows = title, columns, []
+    def __init__(self, title, columns, plot=None):
+        """plot: how tables without ratio columns are drawn, (kind, columns,
+        y label, label columns, divisor): kind "line" or "bar", the columns
+        drawn, the first `label columns` columns naming each row, and a
+        divisor for the values (1000: us to ms)."""
+        self.title, self.columns, self.rows, self.plot = title, columns, [], plot
 
     def add(self, *cells):
         self.rows.append([c if isinstance(c, str) else f"{c:.3f}" if isinstance(c, float) else str(c)
@@ -451,11 +459,7 @@ def run_workloads(a, setup, out, schemes, workloads, ops, ssd_zones=SSD_ZONES, m
             # The first repeat keeps the single-run file name, so --reuse
             # picks up results measured before --repeat existed.
             path = os.path.join(out, f"{safe}-{ssd_zones}z" + (f"-r{r + 1}" if r else "") + ".json")
-            if a.reuse and os.path.exists(path):
-                with open(path) as f:
-                    runs.append(json.load(f))
-            else:
-                runs.append(zsbench(a, setup, cfgs, wl, path, n, rate))
+            runs.append(zsbench(a, setup, cfgs, wl, path, n, rate))
         results.append((wl.replace("settle,", ""), runs))
     return results
 
@@ -574,7 +578,8 @@ def exp6(a, setup, out):
     decision_ms = exp6_decision_ms(setup)
     t = Table("Exp#6 P+M read latency (us) by migration rate (paper rate; scaled rate in brackets; "
               f"a decision at most every {decision_ms} ms)",
-              ["paper rate MiB/s", "scaled KiB/s", "ops/s", "p99", "p99.9", "p99.99", "migrated MiB"])
+              ["paper rate MiB/s", "scaled KiB/s", "ops/s", "p99", "p99.9", "p99.99", "migrated MiB"],
+              plot=("line", ["p99", "p99.9", "p99.99"], "read latency (ms)", 1, 1000))
     for r in EXP6_RATES:
         rate = setup.migration_rate(r * MiB)
         cfg = setup.config(out, f"p+m-{r}mib", f"p+m/decision_interval_ms:{decision_ms}", 20, rate)
@@ -610,12 +615,14 @@ def basic_load(a, setup, out, rate, tag):
     base = LEVEL_BASE // setup.k
     targets = {"L0": base, "L1": base, "L2": 10 * base, "L3": 100 * base, "L4": 1000 * base}
     box = Table(f"Level sizes during the B4 load ({tag}): max and median over target",
-                ["holder", "max MiB", "median MiB", "max/target", "median/target"])
+                ["holder", "max MiB", "median MiB", "max/target", "median/target"],
+                plot=("bar", ["max/target", "median/target"], "level size / target", 1, 1))
     for h, (mx, med, tgt) in level_box(phase(res, "b4", "hhzs-a-load"), targets).items():
         box.add(h, f"{mx / MiB:.2f}", f"{med / MiB:.2f}", mx / tgt if tgt else "-",
                 med / tgt if tgt else "-")
     thr = Table(f"Load throughput of B1-B4 ({tag}), over B3, and WAL writes on the SSD",
-                ["scheme", "ops/s", "x B3", "WAL bytes on SSD"])
+                ["scheme", "ops/s", "x B3", "WAL bytes on SSD"],
+                plot=("bar", ["x B3", "WAL bytes on SSD"], "load over B3; WAL share on the SSD", 1, 1))
     b3 = phase(res, "b3", "hhzs-a-load")["ops_per_second"]
     for s in schemes:
         p = phase(res, s, "hhzs-a-load")
@@ -644,7 +651,8 @@ def o4(a, setup, out):
     # also counts compaction reads, which right after the load can outweigh
     # the user's once the block cache absorbs the skewed reads.
     t = Table("O4 reads after load (100% reads): HDD share of user reads and throughput",
-              ["alpha", "scheme", "ops/s", "HDD read share", "HDD share of all read bytes"])
+              ["alpha", "scheme", "ops/s", "HDD read share", "HDD share of all read bytes"],
+              plot=("bar", ["HDD read share", "HDD share of all read bytes"], "share on the HDD", 2, 1))
     for alpha in (0.9, 1.2):
         results = run_workloads(a, setup, out, schemes, [f"hhzs-a-load,mix:1.0:{alpha}"], a.ops or 10000)
         res = results[0][1][0]
@@ -669,6 +677,9 @@ def plot_table(t, path):
               file=sys.stderr)
         return
     cols = [i for i, c in enumerate(t.columns) if c.endswith(")") and "(x" in c]
+    if t.plot and t.rows:
+        plot_named_columns(plt, t, path)
+        return
     if not cols or not t.rows:
         return
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(t.rows)), 3.5))
@@ -682,6 +693,32 @@ def plot_table(t, path):
     ax.set_ylabel("throughput / baseline")
     ax.set_title(t.title, fontsize=9)
     ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def plot_named_columns(plt, t, path):
+    """Lines or grouped bars of the columns a table names in `plot`."""
+    kind, names, ylabel, label_cols, divisor = t.plot
+    cols = [t.columns.index(n) for n in names]
+    labels = [" ".join(r[:label_cols]) for r in t.rows]
+    xs = range(len(t.rows))
+    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(t.rows)), 3.5))
+    width = 0.8 / len(cols)
+    for k, c in enumerate(cols):
+        ys = [float(r[c].split()[0]) / divisor if r[c] not in ("-", "") else 0 for r in t.rows]
+        if kind == "line":
+            ax.plot(list(xs), ys, marker="o", label=names[k])
+        else:
+            ax.bar([i + k * width for i in xs], ys, width, label=names[k])
+    offset = 0 if kind == "line" else width * (len(cols) - 1) / 2
+    ax.set_xticks([i + offset for i in xs])
+    ax.set_xticklabels(labels, rotation=20, fontsize=8)
+    ax.set_xlabel(" ".join(t.columns[:label_cols]), fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(t.title, fontsize=9)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -1,5 +1,6 @@
 """Tests of experiments/hhzs/run.py's tables over repeated runs (no zsbench)."""
 import argparse
+import io
 import json
 import os
 import sys
@@ -183,22 +184,27 @@ class Exp1Test(unittest.TestCase):
 class RepeatFilesTest(unittest.TestCase):
     def test_each_repeat_writes_its_own_json_and_reuse_reads_them(self):
         with tempfile.TemporaryDirectory() as out:
-            a = argparse.Namespace(settle=False, repeat=2, reuse=False)
+            a = argparse.Namespace(settle=False, repeat=2, reuse=False, zsbench="zsbench", interval=1.0)
             setup = mock.Mock()
             setup.config.return_value = "cfg"
+            setup.rocksdb_options.return_value = {}
             calls = []
 
-            def fake_zsbench(a_, setup_, cfgs, wl, path, n, rate):
+            def fake_run(cmd, check):
+                # What zsbench would do: write its JSON where --json says.
+                path = cmd[cmd.index("--json") + 1]
                 calls.append(path)
-                res = result({"b3": 100 * len(calls)})
                 with open(path, "w") as f:
-                    json.dump(res, f)
-                return res
+                    json.dump(result({"b3": 100 * len(calls)}), f)
 
-            with mock.patch.object(run, "zsbench", fake_zsbench):
+            with mock.patch.object(run.subprocess, "run", fake_run), \
+                    mock.patch("sys.stderr", new=io.StringIO()):
                 first = run.run_workloads(a, setup, out, ["b3"], ["hhzs-a-load,hhzs-a"], 10)
                 a.reuse = True
                 again = run.run_workloads(a, setup, out, ["b3"], ["hhzs-a-load,hhzs-a"], 10)
+                # Every experiment's comparisons go through zsbench(), so
+                # --reuse holds for those outside run_workloads too (exp6, O1-O3).
+                self.assertEqual(run.zsbench(a, setup, [], "x", calls[0]), first[0][1][0])
             self.assertEqual([os.path.basename(p) for p in calls],
                              ["hhzs-a-load+hhzs-a-20z.json", "hhzs-a-load+hhzs-a-20z-r2.json"])
             self.assertEqual(first, again)
