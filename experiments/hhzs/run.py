@@ -97,6 +97,7 @@ class Setup:
         self.ops = a.ops
         self.hdd_zones = a.hdd_zones
         self.block_cache_bytes = a.block_cache
+        self.index_in_cache = getattr(a, "index_in_cache", False)
         self.zipf_items = YCSB_ZIPF_ITEMS // self.k
         self.bg_jobs = a.bg_jobs
         self.hdd_write_cache = a.hdd_write_cache
@@ -126,8 +127,9 @@ class Setup:
             "compression": "kNoCompression",
             # Bloom filters (10 bits/key) as RocksDB's tuning guide, which
             # the paper follows, recommends.
-            "block_based_table_factory": "{block_cache=%d;filter_policy=bloomfilter:10:false}"
-                                         % self.block_cache(),
+            "block_based_table_factory": "{block_cache=%d;filter_policy=bloomfilter:10:false%s}"
+                                         % (self.block_cache(),
+                                            ";cache_index_and_filter_blocks=true" if self.index_in_cache else ""),
         }
         if self.debt_limits == "scaled":
             opts["soft_pending_compaction_bytes_limit"] = SOFT_PENDING_COMPACTION // k
@@ -737,6 +739,9 @@ def arg_parser():
     ap.add_argument("--records", type=int, default=0, help="default: 200 GiB / 1 KiB / scale")
     ap.add_argument("--ops", type=int, default=0, help="operations per run phase (default per experiment)")
     ap.add_argument("--threads", type=int, default=8)
+    ap.add_argument("--index-in-cache", action="store_true",
+                    help="keep index and filter blocks in the block cache (RocksDB's "
+                         "cache_index_and_filter_blocks) instead of in the table readers")
     ap.add_argument("--block-cache", type=int, default=0,
                     help="block cache bytes (default: max(8 MiB / scale, 64 KiB))")
     ap.add_argument("--bg-jobs", type=int, default=4,

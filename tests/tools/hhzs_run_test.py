@@ -43,6 +43,13 @@ class SetupTest(unittest.TestCase):
         self.assertNotIn("hard_pending_compaction_bytes_limit", opts)
 
 
+class IndexInCacheTest(unittest.TestCase):
+    def test_index_and_filter_blocks_go_to_the_block_cache_only_when_asked(self):
+        self.assertNotIn("cache_index_and_filter_blocks", setup().rocksdb_options()["block_based_table_factory"])
+        self.assertIn(";cache_index_and_filter_blocks=true}",
+                      setup(index_in_cache=True).rocksdb_options()["block_based_table_factory"])
+
+
 class Exp6DecisionTest(unittest.TestCase):
     def test_decisions_do_not_bind_the_highest_rate(self):
         # One SST at the highest scaled rate takes about 123 ms at every K
