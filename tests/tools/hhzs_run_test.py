@@ -43,6 +43,13 @@ class SetupTest(unittest.TestCase):
         self.assertNotIn("hard_pending_compaction_bytes_limit", opts)
 
 
+class BloomFilterTest(unittest.TestCase):
+    def test_no_filter_by_default_as_the_authors_code_runs(self):
+        self.assertEqual(setup().rocksdb_options()["block_based_table_factory"], "{block_cache=65536}")
+        self.assertIn(";filter_policy=bloomfilter:10:false",
+                      setup(bloom_bits=10).rocksdb_options()["block_based_table_factory"])
+
+
 class IndexInCacheTest(unittest.TestCase):
     def test_index_and_filter_blocks_go_to_the_block_cache_only_when_asked(self):
         self.assertNotIn("cache_index_and_filter_blocks", setup().rocksdb_options()["block_based_table_factory"])
