@@ -97,8 +97,8 @@ class Setup:
         self.ops = a.ops
         self.hdd_zones = a.hdd_zones
         self.block_cache_bytes = a.block_cache
-        self.index_in_cache = getattr(a, "index_in_cache", False)
-        self.bloom_bits = getattr(a, "bloom_bits", 0)
+        self.index_in_cache = a.index_in_cache
+        self.bloom_bits = a.bloom_bits
         self.zipf_items = YCSB_ZIPF_ITEMS // self.k
         self.bg_jobs = a.bg_jobs
         self.hdd_write_cache = a.hdd_write_cache
@@ -190,7 +190,7 @@ class Setup:
 def zsbench(a, setup, schemes, workload, out_json, ops=None, rate=0, extra=()):
     """schemes: list of (name, config path). Runs one zsbench comparison,
     or with --reuse reads the one already in out_json."""
-    if getattr(a, "reuse", False) and os.path.exists(out_json):
+    if a.reuse and os.path.exists(out_json):
         with open(out_json) as f:
             return json.load(f)
     cmd = [a.zsbench, "--quiet", "--records", str(setup.records), "--zipf-items", str(setup.zipf_items),
@@ -675,7 +675,8 @@ def o4(a, setup, out):
 
 
 def plot_table(t, path):
-    """Grouped bars of a throughput table's ratio columns (one group per row)."""
+    """A table's figure: the columns its `plot` names, or else grouped bars
+    of a throughput table's ratio columns (one group per row)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -684,46 +685,36 @@ def plot_table(t, path):
         print(f"matplotlib missing: no {path} (pip install -r experiments/requirements.txt)",
               file=sys.stderr)
         return
-    cols = [i for i, c in enumerate(t.columns) if c.endswith(")") and "(x" in c]
-    if t.plot and t.rows:
-        plot_named_columns(plt, t, path)
-        return
-    if not cols or not t.rows:
-        return
+    plot, baseline = t.plot, None
+    if not plot:
+        ratios = [c for c in t.columns if c.endswith(")") and "(x" in c]
+        if not ratios:
+            return
+        plot, baseline = ("bar", ratios, "throughput / baseline", 1, 1), 1.0
+    if t.rows:
+        plot_columns(plt, t, path, plot, baseline)
+
+
+def plot_columns(plt, t, path, plot, baseline):
+    """Lines or grouped bars of the named columns, one point or group per
+    row; a legend entry is a column's first word."""
+    kind, names, ylabel, label_cols, divisor = plot
+    cols = [t.columns.index(n) for n in names]
+    xs = range(len(t.rows))
     fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(t.rows)), 3.5))
     width = 0.8 / len(cols)
     for k, c in enumerate(cols):
-        ys = [float(r[c].split()[0]) if r[c] not in ("-", "") else 0 for r in t.rows]
-        ax.bar([i + k * width for i in range(len(t.rows))], ys, width, label=t.columns[c].split(" ")[0])
-    ax.set_xticks([i + width * (len(cols) - 1) / 2 for i in range(len(t.rows))])
-    ax.set_xticklabels([r[0] for r in t.rows], rotation=20, fontsize=8)
-    ax.axhline(1.0, color="black", linewidth=0.5)
-    ax.set_ylabel("throughput / baseline")
-    ax.set_title(t.title, fontsize=9)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
-def plot_named_columns(plt, t, path):
-    """Lines or grouped bars of the columns a table names in `plot`."""
-    kind, names, ylabel, label_cols, divisor = t.plot
-    cols = [t.columns.index(n) for n in names]
-    labels = [" ".join(r[:label_cols]) for r in t.rows]
-    xs = range(len(t.rows))
-    fig, ax = plt.subplots(figsize=(max(6, 0.9 * len(t.rows)), 3.5))
-    width = 0.8 / len(cols)
-    for k, c in enumerate(cols):
         ys = [float(r[c].split()[0]) / divisor if r[c] not in ("-", "") else 0 for r in t.rows]
+        label = names[k].split(" (x")[0]
         if kind == "line":
-            ax.plot(list(xs), ys, marker="o", label=names[k])
+            ax.plot(list(xs), ys, marker="o", label=label)
         else:
-            ax.bar([i + k * width for i in xs], ys, width, label=names[k])
+            ax.bar([i + k * width for i in xs], ys, width, label=label)
     offset = 0 if kind == "line" else width * (len(cols) - 1) / 2
     ax.set_xticks([i + offset for i in xs])
-    ax.set_xticklabels(labels, rotation=20, fontsize=8)
-    ax.set_xlabel(" ".join(t.columns[:label_cols]), fontsize=8)
+    ax.set_xticklabels([" ".join(r[:label_cols]) for r in t.rows], rotation=20, fontsize=8)
+    if baseline is not None:
+        ax.axhline(baseline, color="black", linewidth=0.5)
     ax.set_ylabel(ylabel)
     ax.set_title(t.title, fontsize=9)
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1, 1))
