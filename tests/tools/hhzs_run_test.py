@@ -19,7 +19,8 @@ def result(ops, phase_name="hhzs-a", hdd_reads=None):
         devices = [{"by_class": {"user_read": {"read_ops": 10}}},
                    {"by_class": {"user_read": {"read_ops": (hdd_reads or {}).get(name, 30)}}}]
         schemes.append({"name": name, "phases": [
-            {"name": phase_name, "ops_per_second": rate, "devices": devices, "scheme": {}}]})
+            {"name": phase_name, "ops_per_second": rate, "ops": 100, "devices": devices,
+             "scheme": {}}]})
     return {"schemes": schemes}
 
 
@@ -104,8 +105,9 @@ class ThroughputTableTest(unittest.TestCase):
     def test_read_sources_sum_reads_over_repeats(self):
         runs = [result({"b3": 100}, hdd_reads={"b3": 30}), result({"b3": 300}, hdd_reads={"b3": 70})]
         t = run.read_sources([("w,hhzs-a", runs)], ["b3"], "t", lambda wl: ["hhzs-a"])
-        # HDD share (30 + 70) / (30 + 10 + 70 + 10); mean ops/s 200.
-        self.assertEqual(t.rows, [["hhzs-a", "b3", "200", "0.833", "-", "-"]])
+        # HDD share (30 + 70) / (30 + 10 + 70 + 10); HDD reads per op
+        # (30 + 70) / (100 + 100); mean ops/s 200.
+        self.assertEqual(t.rows, [["hhzs-a", "b3", "200", "0.833", "0.500", "-", "-"]])
 
 
 class HddTimeTest(unittest.TestCase):
