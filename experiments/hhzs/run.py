@@ -364,7 +364,7 @@ def read_sources(results, schemes, title, phase_names):
         hits = [st.get("cache", {}).get("hits") for st in states]
         moved = [st.get("migration", {}).get("files_moved") for st in states]
         mean = lambda v: "-" if None in v else f"{sum(v) / len(v):.0f}"
-        ops = sum(p.get("ops", 0) for p in ps)
+        ops = sum(p.get("ops", 0) for p in ps if p["devices"])  # the phases `reads` counts
         t.add(pn, s, f"{sum(p['ops_per_second'] for p in ps) / len(ps):.0f}",
               sum(reads) / sum(total) if sum(total) else "-", sum(reads) / ops if ops else "-",
               mean(hits), mean(moved))
