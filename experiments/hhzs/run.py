@@ -701,7 +701,7 @@ def plot_table(t, path):
 
 def plot_columns(plt, t, path, plot, baseline):
     """Lines or grouped bars of the named columns, one point or group per
-    row; a legend entry is a column's first word."""
+    row; a legend entry is a column's name without its " (x..." suffix."""
     kind, names, ylabel, label_cols, divisor = plot
     cols = [t.columns.index(n) for n in names]
     xs = range(len(t.rows))
