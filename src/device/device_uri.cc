@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "device/emulated_device.h"
+#include "device/fault_injection.h"
 #include "device/presets.h"
 #include "device/zbd_device.h"
 
@@ -139,6 +140,8 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenDevice(const std::string& uri) {
+  // fault=... wraps whatever the rest of the URI opens (fault_injection.h).
+  if (auto faulty = OpenWithFaults(uri, &OpenDevice)) return std::move(*faulty);
   if (uri.starts_with("emu:")) return OpenEmulated(uri, uri.substr(4));
   if (uri.starts_with("zbd:")) {
     const std::string path = uri.substr(4);
