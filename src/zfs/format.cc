@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -12,7 +13,9 @@ namespace {
 
 constexpr char kLabelMagic[8] = {'Z', 'S', 'V', 'O', 'L', 'U', 'M', '1'};
 constexpr char kLogMagic[8] = {'Z', 'S', 'M', 'E', 'T', 'A', 'L', '1'};
-constexpr uint32_t kFormatVersion = 1;
+// 2: records carry a magic, an index and a header checksum.
+constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kRecordMagic = 0x4352535a;  // "ZSRC"
 // Bounds that keep a corrupt length from allocating the world.
 constexpr uint32_t kMaxCount = 1u << 24;
 
@@ -80,6 +83,7 @@ class Decoder {
     p_ += n;
   }
   bool AtEnd() const { return p_ == end_; }
+  void Fail() { ok_ = false; }
 
  private:
   const uint8_t* p_;
@@ -146,8 +150,16 @@ FileRecord DecodeFile(Decoder& d) {
   for (uint32_t i = 0, n = d.Count(); i < n && d.ok(); ++i) f.names.push_back(d.Str());
   f.size = d.U64();
   f.mtime_us = d.U64();
-  f.kind = static_cast<policy::FileKind>(d.U8());
-  f.lifetime = static_cast<policy::Lifetime>(d.U8());
+  // Enum bytes are checked, not cast blindly: a value this build does not
+  // know is a malformed record.
+  const uint8_t kind = d.U8();
+  const uint8_t lifetime = d.U8();
+  if (kind > static_cast<uint8_t>(policy::FileKind::kOther) ||
+      lifetime > static_cast<uint8_t>(policy::Lifetime::kExtreme)) {
+    d.Fail();
+  }
+  f.kind = static_cast<policy::FileKind>(kind);
+  f.lifetime = static_cast<policy::Lifetime>(lifetime);
   f.level = static_cast<int32_t>(d.U32());
   for (uint32_t i = 0, n = d.Count(); i < n && d.ok(); ++i) {
     Extent x;
@@ -157,6 +169,56 @@ FileRecord DecodeFile(Decoder& d) {
     f.extents.push_back(x);
   }
   return f;
+}
+
+void EncodeOp(Encoder& e, const Op& op) {
+  e.U8(static_cast<uint8_t>(op.type));
+  switch (op.type) {
+    case OpType::kPutFile:
+    case OpType::kAppendFile:
+      EncodeFile(e, op.file);
+      break;
+    case OpType::kDeleteFile:
+      e.U64(op.id);
+      break;
+    case OpType::kPutDir:
+    case OpType::kDeleteDir:
+      e.Str(op.path);
+      break;
+    case OpType::kSetZoneGroup:
+    case OpType::kSetPoolZoneGroup:
+      e.U32(op.device);
+      e.U32(op.zone);
+      e.U32(op.group);
+      break;
+  }
+}
+
+absl::StatusOr<Op> DecodeOp(Decoder& d) {
+  Op op;
+  op.type = static_cast<OpType>(d.U8());
+  switch (op.type) {
+    case OpType::kPutFile:
+    case OpType::kAppendFile:
+      op.file = DecodeFile(d);
+      break;
+    case OpType::kDeleteFile:
+      op.id = d.U64();
+      break;
+    case OpType::kPutDir:
+    case OpType::kDeleteDir:
+      op.path = d.Str();
+      break;
+    case OpType::kSetZoneGroup:
+    case OpType::kSetPoolZoneGroup:
+      op.device = d.U32();
+      op.zone = d.U32();
+      op.group = d.U32();
+      break;
+    default:
+      return absl::DataLossError("unknown operation in record");
+  }
+  return op;
 }
 
 }  // namespace
@@ -222,84 +284,69 @@ absl::StatusOr<LogZoneHeader> DecodeLogZoneHeader(const std::vector<uint8_t>& bl
   return h;
 }
 
-std::vector<uint8_t> EncodeRecord(const Record& r) {
+std::vector<uint8_t> EncodeRecord(const Record& r, uint64_t index) {
   Encoder body;
   body.U8(static_cast<uint8_t>(r.type));
-  body.U32(static_cast<uint32_t>(r.ops.size()));
-  for (const Op& op : r.ops) {
-    body.U8(static_cast<uint8_t>(op.type));
-    switch (op.type) {
-      case OpType::kPutFile:
-      case OpType::kAppendFile:
-        EncodeFile(body, op.file);
-        break;
-      case OpType::kDeleteFile:
-        body.U64(op.id);
-        break;
-      case OpType::kPutDir:
-      case OpType::kDeleteDir:
-        body.Str(op.path);
-        break;
-      case OpType::kSetZoneGroup:
-      case OpType::kSetPoolZoneGroup:
-        body.U32(op.device);
-        body.U32(op.zone);
-        body.U32(op.group);
-        break;
-    }
+  if (r.type == RecordType::kVoid) {
+    body.U64(r.voided_offset);
+  } else {
+    body.U32(static_cast<uint32_t>(r.ops.size()));
+    for (const Op& op : r.ops) EncodeOp(body, op);
   }
   Encoder e;
+  e.U32(kRecordMagic);
   e.U32(static_cast<uint32_t>(body.out().size()));
+  e.U64(index);
   e.U32(Checksum(body.out().data(), body.out().size()));
+  e.U32(Checksum(e.out().data(), e.out().size()));
   e.Raw(body.out().data(), body.out().size());
   return std::move(e.out());
 }
 
-absl::StatusOr<std::pair<Record, size_t>> DecodeRecord(const uint8_t* bytes, size_t size) {
-  if (size < kRecordHeaderBytes) return absl::NotFoundError("end of log");
-  uint32_t len, sum;
-  std::memcpy(&len, bytes, 4);
-  std::memcpy(&sum, bytes + 4, 4);
-  if (len == 0 && sum == 0) return absl::NotFoundError("end of log");
+bool HasRecordHeader(const uint8_t* bytes, size_t size) {
+  if (size < kRecordHeaderBytes) return false;
+  uint32_t magic, sum;
+  std::memcpy(&magic, bytes, 4);
+  std::memcpy(&sum, bytes + 20, 4);
+  return magic == kRecordMagic && sum == Checksum(bytes, 20);
+}
+
+absl::StatusOr<DecodedRecord> DecodeRecord(const uint8_t* bytes, size_t size) {
+  if (size < kRecordHeaderBytes) return absl::DataLossError("log ends inside a record header");
+  if (std::all_of(bytes, bytes + kRecordHeaderBytes, [](uint8_t b) { return b == 0; })) {
+    return absl::NotFoundError("no record (zeroes)");
+  }
+  if (!HasRecordHeader(bytes, size)) {
+    return absl::DataLossError("record header checksum mismatch");
+  }
+  uint32_t len, body_sum;
+  DecodedRecord out;
+  std::memcpy(&len, bytes + 4, 4);
+  std::memcpy(&out.index, bytes + 8, 8);
+  std::memcpy(&body_sum, bytes + 16, 4);
   if (len > size - kRecordHeaderBytes) {
-    return absl::DataLossError(absl::StrCat("record of ", len, " bytes overruns the log"));
+    return absl::OutOfRangeError(absl::StrCat("record of ", len, " bytes runs past the ",
+                                              size - kRecordHeaderBytes, " bytes written"));
   }
   const uint8_t* body = bytes + kRecordHeaderBytes;
-  if (Checksum(body, len) != sum) return absl::DataLossError("record checksum mismatch");
+  if (Checksum(body, len) != body_sum) return absl::DataLossError("record body checksum mismatch");
   Decoder d(body, len);
-  Record r;
+  Record& r = out.record;
   r.type = static_cast<RecordType>(d.U8());
-  if (r.type != RecordType::kSnapshot && r.type != RecordType::kOps) {
+  if (r.type == RecordType::kVoid) {
+    r.voided_offset = d.U64();
+  } else if (r.type == RecordType::kSnapshot || r.type == RecordType::kOps) {
+    for (uint32_t i = 0, n = d.Count(); i < n && d.ok(); ++i) {
+      auto op = DecodeOp(d);
+      if (!op.ok()) return op.status();
+      r.ops.push_back(std::move(*op));
+    }
+  } else {
     return absl::DataLossError("unknown record type");
   }
-  for (uint32_t i = 0, n = d.Count(); i < n && d.ok(); ++i) {
-    Op op;
-    op.type = static_cast<OpType>(d.U8());
-    switch (op.type) {
-      case OpType::kPutFile:
-      case OpType::kAppendFile:
-        op.file = DecodeFile(d);
-        break;
-      case OpType::kDeleteFile:
-        op.id = d.U64();
-        break;
-      case OpType::kPutDir:
-      case OpType::kDeleteDir:
-        op.path = d.Str();
-        break;
-      case OpType::kSetZoneGroup:
-      case OpType::kSetPoolZoneGroup:
-        op.device = d.U32();
-        op.zone = d.U32();
-        op.group = d.U32();
-        break;
-      default:
-        return absl::DataLossError("unknown operation in record");
-    }
-    r.ops.push_back(std::move(op));
-  }
   if (!d.ok() || !d.AtEnd()) return absl::DataLossError("malformed record");
-  return std::make_pair(std::move(r), kRecordHeaderBytes + len);
+  out.length = kRecordHeaderBytes + len;
+  return out;
 }
 
 std::string DescribeOp(const Op& op) {

@@ -85,11 +85,16 @@ inline Op ZoneGroupOp(uint32_t device, uint32_t zone, uint32_t group, bool pool)
           .device = device, .zone = zone, .group = group};
 }
 
-enum class RecordType : uint8_t { kSnapshot = 1, kOps = 2 };
+// kVoid marks the record before it as torn (its write never completed, so
+// it was never acknowledged): written at mount after a torn tail, so that
+// records can follow it and a later mount still tells the torn record from
+// a corrupt one (see DecodeRecord).
+enum class RecordType : uint8_t { kSnapshot = 1, kOps = 2, kVoid = 3 };
 
 struct Record {
   RecordType type = RecordType::kOps;
-  std::vector<Op> ops;
+  std::vector<Op> ops;           // kSnapshot, kOps
+  uint64_t voided_offset = 0;    // kVoid: device offset of the torn record
 };
 
 // Block-aligned encodings; decoders reject anything malformed.
@@ -98,14 +103,30 @@ absl::StatusOr<Label> DecodeLabel(const std::vector<uint8_t>& block);
 std::vector<uint8_t> EncodeLogZoneHeader(const LogZoneHeader& h, uint32_t block_size);
 absl::StatusOr<LogZoneHeader> DecodeLogZoneHeader(const std::vector<uint8_t>& block);
 
-// A record is [u32 body length][u32 checksum of body][body], padded with
-// zeroes to the block size by the writer.
-std::vector<uint8_t> EncodeRecord(const Record& record);
-constexpr size_t kRecordHeaderBytes = 8;
-// Decodes the record at the start of `bytes`: kNotFound for a zero header
-// (no more records), kDataLoss for a torn or corrupt one, else the record
-// and its encoded length.
-absl::StatusOr<std::pair<Record, size_t>> DecodeRecord(const uint8_t* bytes, size_t size);
+// A record is a header, the body, and zero padding to the block size (added
+// by the writer):
+//   u32 magic, u32 body length, u64 index (0 = the zone's snapshot, then
+//   one more per record), u32 XXH32 of the body, u32 XXH32 of the 20 header
+//   bytes before it.
+// The header has its own checksum so that a record whose body was cut short
+// by a torn write (valid header, length past the write pointer) can be told
+// from one whose bytes changed after they were written (corruption).
+std::vector<uint8_t> EncodeRecord(const Record& record, uint64_t index);
+constexpr size_t kRecordHeaderBytes = 24;
+
+struct DecodedRecord {
+  Record record;
+  uint64_t index = 0;
+  size_t length = 0;  // header and body, without padding
+};
+// Decodes the record at the start of `bytes`, which end at the zone's write
+// pointer:
+//  - NotFound: the header is all zeroes (nothing was written here);
+//  - OutOfRange: a valid header whose body runs past `size` (a torn write);
+//  - DataLoss: anything else that is not a whole, valid record.
+absl::StatusOr<DecodedRecord> DecodeRecord(const uint8_t* bytes, size_t size);
+// Whether `bytes` starts with a record header whose own checksum holds.
+bool HasRecordHeader(const uint8_t* bytes, size_t size);
 
 std::string DescribeOp(const Op& op);
 

@@ -3,7 +3,11 @@
 // fills, the log rolls to the other metadata zone: the old zone is finished
 // (so the log never holds two active zones), then header, fresh snapshot,
 // and the old zone is reset. Mount replays the newest zone whose snapshot
-// is complete, up to the first torn or corrupt record.
+// is complete. Recovery tells a torn tail (the last record's write never
+// completed: dropped, it was never acknowledged) from corruption (a record
+// whose bytes changed after they were written): corruption is refused with
+// the zone, offset and record index, never replayed around, unless the
+// caller asks to salvage (zsctl fsck --repair).
 #pragma once
 
 #include <functional>
@@ -26,21 +30,33 @@ class MetadataLog {
   static absl::Status Format(device::ZonedDevice* dev, const std::vector<uint32_t>& zones,
                              const VolumeId& id);
 
+  struct RecoverOptions {
+    bool read_only = false;
+    // Replay every record that can be read, skipping corrupt ones, and
+    // report them in Recovered::problems instead of failing.
+    bool salvage = false;
+  };
   struct Recovered {
     std::unique_ptr<MetadataLog> log;
     std::vector<Op> ops;      // the snapshot's, then every later record's
     uint64_t records = 0;     // records replayed after the snapshot
-    bool torn_tail = false;   // replay stopped at a torn or corrupt record
+    bool torn_tail = false;   // the last record was torn and is dropped
+    std::vector<std::string> problems;  // salvage: what was skipped
   };
   // Finds the newest zone with a complete snapshot and replays it.
+  // DataLoss, naming the zone, offset and record, for corrupt metadata.
   static absl::StatusOr<Recovered> Recover(device::ZonedDevice* dev,
                                            const std::vector<uint32_t>& zones,
-                                           const VolumeId& id, bool read_only);
+                                           const VolumeId& id, const RecoverOptions& options);
 
-  // Appends `ops` as one record and makes it durable. When the zone is
+  // Appends `ops` as one record: on the device when it returns, and with
+  // `durable` also past a power cut (a device flush). When the zone is
   // full, rolls to a new zone whose snapshot is `snapshot()` (the state
   // before `ops`).
-  absl::Status Append(const std::vector<Op>& ops, const SnapshotFn& snapshot);
+  absl::Status Append(const std::vector<Op>& ops, const SnapshotFn& snapshot,
+                      bool durable = true);
+  // Starts a new zone with a fresh snapshot now (a repair's clean log).
+  absl::Status Rewrite(const SnapshotFn& snapshot);
 
   // Every record of the current zone, described.
   absl::StatusOr<std::vector<std::string>> Dump() const;
@@ -49,8 +65,8 @@ class MetadataLog {
 
  private:
   MetadataLog(device::ZonedDevice* dev, std::vector<uint32_t> zones, const VolumeId& id,
-              size_t active, uint64_t sequence, uint64_t write_offset);
-  absl::Status WriteRecord(const Record& r);
+              size_t active, uint64_t sequence, uint64_t write_offset, uint64_t next_index);
+  absl::Status WriteRecord(const Record& r, bool durable = true);
   absl::Status Roll(const SnapshotFn& snapshot);
 
   device::ZonedDevice* dev_;
@@ -59,6 +75,7 @@ class MetadataLog {
   size_t active_;
   uint64_t sequence_;
   uint64_t write_offset_;  // device offset of the next record
+  uint64_t next_index_;    // index of the next record in the active zone
   // A roll into zones_[active_] has begun but its snapshot is not durable
   // yet; zones_[previous_] holds the newest complete log.
   bool rolling_ = false;

@@ -133,8 +133,8 @@ absl::Status Volume::Format(const std::vector<std::shared_ptr<device::ZonedDevic
 
 // ---------------------------------------------------------------- mount
 
-absl::StatusOr<std::unique_ptr<Volume>> Volume::Mount(
-    std::vector<std::shared_ptr<device::ZonedDevice>> devices, const MountOptions& options) {
+absl::StatusOr<std::vector<Member>> CheckMembers(
+    const std::vector<std::shared_ptr<device::ZonedDevice>>& devices, Label* label) {
   if (devices.empty()) return absl::InvalidArgumentError("a volume needs at least one device");
   std::vector<Label> labels;
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -179,13 +179,22 @@ absl::StatusOr<std::unique_ptr<Volume>> Volume::Mount(
     m.label_zone = LabelZone(info);
     members.push_back(std::move(m));
   }
+  *label = first;
+  return members;
+}
+
+absl::StatusOr<std::unique_ptr<Volume>> Volume::Mount(
+    std::vector<std::shared_ptr<device::ZonedDevice>> devices, const MountOptions& options) {
+  Label first;
+  auto members = CheckMembers(devices, &first);
+  if (!members.ok()) return members.status();
   MountOptions opts = options;
   if (!opts.placement) {
     auto p = policy::MakePlacementPolicy("lifetime");
     if (!p.ok()) return p.status();
     opts.placement = *p;
   }
-  auto impl = std::make_unique<VolumeImpl>(std::move(members), first, opts);
+  auto impl = std::make_unique<VolumeImpl>(std::move(*members), first, opts);
   if (auto s = impl->Recover(opts.read_only); !s.ok()) return s;
   if (!opts.read_only) {
     impl->StartGc();
@@ -215,7 +224,7 @@ VolumeImpl::~VolumeImpl() {
   for (Member& m : members_) (void)m.dev->Flush(kMeta);
 }
 
-absl::Status VolumeImpl::Recover(bool read_only) {
+absl::Status VolumeImpl::Recover(bool read_only, RepairReport* repair) {
   absl::MutexLock lock(&mu_);
   read_only_ = read_only;
   // Zone roles and write pointers from the devices.
@@ -241,10 +250,14 @@ absl::Status VolumeImpl::Recover(bool read_only) {
   meta.reserved_active = 1;
 
   auto recovered = MetadataLog::Recover(meta.dev.get(), label_.meta_zones, label_.volume_id,
-                                        read_only);
+                                        {.read_only = read_only, .salvage = repair != nullptr});
   if (!recovered.ok()) return recovered.status();
   log_ = std::move(recovered->log);
   for (const Op& op : recovered->ops) Apply(op);
+  if (repair) {
+    repair->problems = std::move(recovered->problems);
+    DropBrokenFiles(repair);
+  }
 
   // Valid bytes from the live extents; an extent beyond its zone's write
   // pointer means acknowledged data is gone, which must not go unnoticed.
@@ -301,6 +314,9 @@ absl::Status VolumeImpl::Recover(bool read_only) {
     if (last) NotifyPlaced(*f, *last);
   }
   if (read_only) return absl::OkStatus();
+  // Only metadata known to be intact may declare a zone dead: after a
+  // salvaged log, zones nothing accounts for are kept as lost+found files.
+  if (repair && !repair->problems.empty()) PreserveUnaccountedZones(repair);
   // Partly written zones whose group was never logged cannot be matched to
   // a writer again: finish them so they hold no active resource.
   for (uint32_t d = 0; d < members_.size(); ++d) {

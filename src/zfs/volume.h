@@ -24,6 +24,30 @@ struct FormatOptions {
   uint32_t metadata_zones = 2;  // on the metadata device; at least 2
 };
 
+// What one device carries, as far as formatting it is concerned.
+struct MemberProbe {
+  enum class Kind {
+    kBlank,       // no label, and no sequential zone written
+    kLabeled,     // a ZoneStack label (of a volume that may be whole or not)
+    kHoldsData,   // written, but without a label that decodes: foreign
+                  // data, or a damaged label
+    kUnreadable,  // reading it failed
+  };
+  Kind kind = Kind::kBlank;
+  std::string volume_id;  // kLabeled
+  uint32_t member_index = 0, member_count = 0;  // kLabeled
+  // "device 1 (NAME) carries the label of volume ID, member 1 of 2", or
+  // what else was found; for messages.
+  std::string description;
+};
+
+struct VolumeProbe {
+  std::vector<MemberProbe> members;  // one per device, in the order given
+  bool AllBlank() const;
+  // The description of every member that is not blank, joined.
+  std::string DescribeNonBlank() const;
+};
+
 struct MountOptions {
   std::shared_ptr<policy::PlacementPolicy> placement;  // null = "lifetime"
   // GC starts when a device's empty zones fall to this fraction of its data
@@ -110,6 +134,12 @@ struct GcStats {
   uint64_t bytes_relocated = 0;
 };
 
+// What Volume::Repair found wrong and what it did about it.
+struct RepairReport {
+  std::vector<std::string> problems;
+  std::vector<std::string> actions;
+};
+
 // Thread-safety: a Volume and its file handles may be used from any number
 // of threads. A WritableFile must be used by one thread at a time.
 class WritableFile {
@@ -143,10 +173,28 @@ class Volume {
   static absl::Status Format(const std::vector<std::shared_ptr<device::ZonedDevice>>& devices,
                              const FormatOptions& options = {});
 
+  // Reads what each device carries (its label, or whether it holds data)
+  // and changes nothing. A caller that formats only blank devices (format
+  // "if-needed") asks this first: a device with a label, or with data, is
+  // a volume or someone's data, even when Mount fails on another member.
+  // Conventional zones other than the label zone are not examined. Never
+  // fails: a device that cannot be read is kUnreadable.
+  static VolumeProbe Probe(const std::vector<std::shared_ptr<device::ZonedDevice>>& devices);
+
   // Mounts the volume on `devices`, given in the order they were formatted.
   // Fails with a message naming the device for an unformatted or foreign
   // device, a missing or misplaced member, or corrupt metadata.
   static absl::StatusOr<std::unique_ptr<Volume>> Mount(
+      std::vector<std::shared_ptr<device::ZonedDevice>> devices,
+      const MountOptions& options = {});
+
+  // Salvages a volume whose metadata Mount refuses as corrupt: replays
+  // every record that can be read, forgets files whose extents are not
+  // intact, keeps data zones no file accounts for as files in /lost+found
+  // (never resetting them), and writes a fresh metadata log. Every file
+  // whose extents are intact survives. On a healthy volume it changes
+  // nothing but the log's zone (a fresh snapshot).
+  static absl::StatusOr<RepairReport> Repair(
       std::vector<std::shared_ptr<device::ZonedDevice>> devices,
       const MountOptions& options = {});
 

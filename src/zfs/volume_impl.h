@@ -71,6 +71,10 @@ struct ZoneUse {
   bool leased = false;    // a writer is appending to it (cache zone: a write is in flight)
   bool pool = false;      // a data zone taken from the device's WAL/cache pool
   uint64_t last_write_us = 0;  // for cost-benefit GC
+  // The device failed the zone (read-only or offline): it is never
+  // allocated, written, finished or reset again (zone_retire.cc).
+  bool retired = false;
+  bool offline = false;  // retired, and its data is gone
   bool full() const { return written >= capacity; }
 };
 
@@ -94,6 +98,11 @@ struct Member {
   mutable uint64_t bytes_written = 0;
   mutable uint64_t bytes_written_at_us = 0;
 };
+
+// Reads every member's label and checks that they form one volume, in
+// order, with the recorded geometry; the label is returned in `label`.
+absl::StatusOr<std::vector<Member>> CheckMembers(
+    const std::vector<std::shared_ptr<device::ZonedDevice>>& devices, Label* label);
 
 // Why a zone is wanted: writers keep the GC and pool reserves and may
 // trigger GC; GC may take any empty zone; migration keeps the reserves but
@@ -123,7 +132,11 @@ class VolumeImpl {
   ~VolumeImpl();
 
   // --- mount (volume.cc)
-  absl::Status Recover(bool read_only) ABSL_LOCKS_EXCLUDED(mu_);
+  // With `repair`, salvages a damaged log instead of refusing it
+  // (repair.cc) and reports what it found and did.
+  absl::Status Recover(bool read_only, RepairReport* repair = nullptr) ABSL_LOCKS_EXCLUDED(mu_);
+  // Writes the recovered state as a fresh log (after a repair).
+  absl::Status RewriteLog() ABSL_LOCKS_EXCLUDED(mu_);
   void StartGc();
   // Starts the migration thread when the policy asks for one.
   void StartMigration();
@@ -174,6 +187,23 @@ class VolumeImpl {
   absl::Status ReleaseCacheZone(const CacheZone& zone) ABSL_LOCKS_EXCLUDED(mu_);
   void SetCacheReclaimer(std::function<bool()> reclaim_one) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // --- zones the device failed (zone_retire.cc)
+  // After a write of `file` at `*lease` failed with `error`: when the zone
+  // went read-only or offline it is retired and `*lease` cleared, and OK
+  // means the data may be written elsewhere; an offline zone that held
+  // earlier data of `file` is an error naming it. Any other failure is
+  // returned, naming the file, with the lease kept.
+  absl::Status WriteFailed(FileMeta& file, Lease* lease, const absl::Status& error)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The error for a failed read of `file`: names the file, and when a zone
+  // of it is offline, says that its data there is lost.
+  absl::Status ReadFailed(const FileMeta& file, const absl::Status& error)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Moves live data out of retired read-only zones (files open for writing
+  // wait); first, with `report_zones`, retires every zone the devices
+  // report read-only or offline, whether or not a command failed on it.
+  void HandleFailedZones(bool report_zones) ABSL_LOCKS_EXCLUDED(mu_);
+
   // --- inspection (inspect.cc)
   std::vector<DeviceSpace> Space() const;
   std::vector<ZoneReport> Zones() const;
@@ -195,6 +225,11 @@ class VolumeImpl {
   void ApplyPutFile(const FileRecord& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ApplyAppend(const FileRecord& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ForgetFile(uint64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Repair (repair.cc): forgets files whose extents lie outside the volume
+  // or past their zone's write pointer; keeps each written data zone that
+  // no file accounts for as a file in /lost+found.
+  void DropBrokenFiles(RepairReport* report) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PreserveUnaccountedZones(RepairReport* report) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes the names of `f` that map to it from names_.
   void DropNames(const FileMeta& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After `f` lost `name` durably: forget the name, and the file when no
@@ -272,6 +307,15 @@ class VolumeImpl {
   // Zones of `device` worth collecting, best first.
   std::vector<uint32_t> GcVictims(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool BelowGcThreshold(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Zone retirement internals (zone_retire.cc).
+  // Retires `zone` if the device reports it read-only or offline; true if
+  // it is retired.
+  bool RetireIfFailed(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RetireZone(uint32_t device, uint32_t zone, bool offline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves the live extents out of the read-only zone `zone`.
+  void EvacuateZone(uint32_t device, uint32_t zone) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Zone accounting is guarded by mu_; dev and info never change.
   std::vector<Member> members_;

@@ -1,11 +1,6 @@
-// The metadata log: a remount restores the namespace, the log rolls to the
-// other metadata zone when one fills, and a torn or corrupt last record
-// ends replay there without failing the mount (file-backed devices, whose
-// bytes the test can damage).
-#include <stdlib.h>
-
-#include <filesystem>
-#include <fstream>
+// The metadata log: a remount restores the namespace and the log rolls to
+// the other metadata zone when one fills. Torn and corrupt records:
+// log_damage_test.cc.
 #include <set>
 
 #include <gtest/gtest.h>
@@ -163,99 +158,6 @@ TEST_F(MetadataTest, LogCyclesThroughThreeMetadataZones) {
   EXPECT_TRUE(*ReadFile(*vol_, "/f") == Pattern(1, 5000));
   EXPECT_EQ(*vol_->List("/"), std::vector<std::string>{"f"});  // the dirs were deleted
   ExpectConsistent(*vol_);
-}
-
-// A volume on a file-backed device whose bytes the test edits between
-// mounts.
-class TornLogTest : public VolumeTest {
- protected:
-  static constexpr uint32_t kZones = 16;
-  void SetUp() override {
-    std::string tmpl = testing::TempDir() + "zfs_torn_log.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    FormatAndMount({OpenDev(Uri())});
-  }
-  void TearDown() override {
-    vol_.reset();
-    devs_.clear();
-    std::filesystem::remove_all(dir_);
-  }
-  std::string Uri() const { return ZnsUri(kZones, "&file=" + dir_ + "/dev.img"); }
-
-  // Device offset of the last record DumpLog lists.
-  uint64_t LastRecordOffset() {
-    auto lines = vol_->DumpLog();
-    EXPECT_TRUE(lines.ok()) << lines.status();
-    if (!lines.ok()) return 0;
-    uint64_t last = 0;
-    for (const std::string& line : *lines) {
-      if (!line.starts_with("@")) continue;
-      EXPECT_TRUE(absl::SimpleAtoi(line.substr(1, line.find(' ') - 1), &last)) << line;
-    }
-    return last;
-  }
-  // Unmounts, closes the device, overwrites `bytes` at device `offset` in
-  // the backing file (docs/format.md: header, zone table, then the zones),
-  // and opens and mounts again.
-  void DamageAndRemount(uint64_t offset, const std::vector<uint8_t>& bytes) {
-    vol_.reset();
-    devs_.clear();
-    const uint64_t data_offset = 4096 + (kZones * 32 + 4095) / 4096 * 4096;
-    {
-      std::fstream f(dir_ + "/dev.img", std::ios::in | std::ios::out | std::ios::binary);
-      ASSERT_TRUE(f.is_open());
-      f.seekp(static_cast<std::streamoff>(data_offset + offset));
-      f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    }
-    devs_ = {OpenDev(Uri())};
-    ASSERT_NO_FATAL_FAILURE(Mount());
-  }
-  // The three files before the damaged record are all there; the one the
-  // damaged record created is not; the volume keeps working and mounting.
-  void ExpectReplayStoppedBefore(const std::string& lost) {
-    for (int i = 0; i < 3; ++i) {
-      auto got = ReadFile(*vol_, "/f" + std::to_string(i));
-      ASSERT_OK(got);
-      EXPECT_TRUE(*got == Pattern(i, 5000)) << i;
-    }
-    EXPECT_EQ(vol_->Stat(lost).status().code(), absl::StatusCode::kNotFound);
-    ExpectConsistent(*vol_, " after torn replay");
-    ASSERT_OK(WriteFile(*vol_, "/after", Pattern(9, 7000)));
-    ASSERT_NO_FATAL_FAILURE(Remount());
-    EXPECT_TRUE(*ReadFile(*vol_, "/after") == Pattern(9, 7000));
-    EXPECT_EQ(vol_->Stat(lost).status().code(), absl::StatusCode::kNotFound);
-    ExpectConsistent(*vol_);
-  }
-
-  std::string dir_;
-};
-
-TEST_F(TornLogTest, CorruptLastRecordEndsReplayWithoutFailingTheMount) {
-  for (int i = 0; i < 3; ++i) ASSERT_OK(WriteFile(*vol_, "/f" + std::to_string(i), Pattern(i, 5000)));
-  ASSERT_OK(vol_->CreateDir("/lost"));
-  const uint64_t at = LastRecordOffset();
-  ASSERT_GT(at, 0u);
-  ASSERT_NO_FATAL_FAILURE(DamageAndRemount(at + 12, {0xde, 0xad, 0xbe, 0xef}));
-  ExpectReplayStoppedBefore("/lost");
-}
-
-TEST_F(TornLogTest, RecordTornAcrossBlocksEndsReplayWithoutFailingTheMount) {
-  for (int i = 0; i < 3; ++i) ASSERT_OK(WriteFile(*vol_, "/f" + std::to_string(i), Pattern(i, 5000)));
-  // A name longer than a block makes a two-block record; a torn write
-  // kept only its first block.
-  const std::string lost = "/" + std::string(6000, 'x');
-  ASSERT_OK(WriteFile(*vol_, lost, {}));
-  const uint64_t at = LastRecordOffset();
-  ASSERT_NO_FATAL_FAILURE(DamageAndRemount(at + 4096, std::vector<uint8_t>(4096, 0)));
-  ExpectReplayStoppedBefore(lost);
-}
-
-TEST_F(TornLogTest, RecordWithACorruptLengthEndsReplayWithoutFailingTheMount) {
-  for (int i = 0; i < 3; ++i) ASSERT_OK(WriteFile(*vol_, "/f" + std::to_string(i), Pattern(i, 5000)));
-  ASSERT_OK(vol_->CreateDir("/lost"));
-  ASSERT_NO_FATAL_FAILURE(DamageAndRemount(LastRecordOffset(), {0xff, 0xff, 0xff, 0x7f}));
-  ExpectReplayStoppedBefore("/lost");
 }
 
 }  // namespace
