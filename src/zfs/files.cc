@@ -98,7 +98,10 @@ class ZoneWritableFile : public WritableFile {
               lease_.next, std::span(buf_).subspan(*done, physical), WriteContext(file_->hint));
           !s.ok()) {
         if (physical != n) buf_.resize(buf_.size() - (physical - n));
-        return s;
+        // A zone that went read-only or offline is retired, and the data,
+        // still in buf_, goes to another zone; other errors are returned.
+        if (auto retry = vol_->WriteFailed(*file_, &lease_, s); !retry.ok()) return retry;
+        continue;
       }
       vol_->AddExtent(*file_, lease_, lease_.next, n);
       lease_.next += physical;
@@ -123,6 +126,17 @@ class ZoneReadableFile : public ReadableFile {
 
   absl::StatusOr<size_t> Read(uint64_t offset, std::span<uint8_t> dst,
                               IoClass io_class) const override {
+    auto n = ReadExtents(offset, dst, io_class);
+    // Outside the file's lock: naming the file takes the volume's.
+    if (!n.ok()) return vol_->ReadFailed(*file_, n.status());
+    return n;
+  }
+
+  uint64_t size() const override { return file_->size.load(); }
+
+ private:
+  absl::StatusOr<size_t> ReadExtents(uint64_t offset, std::span<uint8_t> dst,
+                                     IoClass io_class) const {
     absl::ReaderMutexLock fl(&file_->mu);
     const uint64_t size = file_->ends.empty() ? 0 : file_->ends.back();
     if (offset >= size) return 0;
@@ -153,9 +167,6 @@ class ZoneReadableFile : public ReadableFile {
     return done;
   }
 
-  uint64_t size() const override { return file_->size.load(); }
-
- private:
   bool Adjacent(const Extent& a, const Extent& b) const {
     return a.device == b.device && b.offset == a.offset + a.length &&
            vol_->device(a.device)->info().cross_zone_reads_allowed;

@@ -10,6 +10,10 @@ namespace {
 
 using device::IoClass;
 
+// How often the GC thread asks the devices for zones that failed without
+// a command of zfs failing on them (zone_retire.cc).
+constexpr int kFailedZoneReportTicks = 5;  // of the 200 ms waits below
+
 }  // namespace
 
 bool VolumeImpl::BelowGcThreshold(uint32_t device) const {
@@ -106,7 +110,7 @@ void VolumeImpl::StartGc() {
 }
 
 void VolumeImpl::GcLoop() {
-  while (true) {
+  for (int tick = 0;; ++tick) {
     {
       absl::MutexLock l(&gc_wake_mu_);
       auto woken = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return gc_stop_ || gc_wanted_; };
@@ -119,7 +123,10 @@ void VolumeImpl::GcLoop() {
       absl::MutexLock lock(&mu_);
       for (uint32_t d = 0; d < members_.size(); ++d) needed |= BelowGcThreshold(d);
     }
+    // Failures of a background run are not lost: a GC that cannot move a
+    // zone's data leaves the zone as it was, and the next run tries again.
     if (needed) (void)CollectGarbage(/*force=*/false);
+    HandleFailedZones(/*report_zones=*/tick % kFailedZoneReportTicks == 0);
   }
 }
 

@@ -96,9 +96,21 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
         if (file->deleted || file->moves != moves_before) {
           status = absl::AbortedError(absl::StrCat("file changed while it was being moved (",
                                                    status.message(), ")"));
+        } else {
+          // A source zone gone offline is retired (its data is lost; the
+          // file's readers get the error). The move fails either way.
+          RetireIfFailed(x.device, ZoneOf(x));
         }
       }
-      if (status.ok()) status = members_[to_device].dev->Write(lease.next, buf, ctx);
+      if (status.ok()) {
+        status = members_[to_device].dev->Write(lease.next, buf, ctx);
+        if (!status.ok()) {
+          // A destination zone the device failed is retired; the copies
+          // made so far are given back below, and the move can be retried.
+          absl::MutexLock lock(&mu_);
+          RetireIfFailed(to_device, lease.zone);
+        }
+      }
       if (!status.ok()) {
         undo();
         return status;

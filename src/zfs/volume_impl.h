@@ -75,6 +75,10 @@ struct ZoneUse {
   // allocated, written, finished or reset again (zone_retire.cc).
   bool retired = false;
   bool offline = false;  // retired, and its data is gone
+  // The device failed the zone (read-only or offline): it is never
+  // allocated, written, finished or reset again (zone_retire.cc).
+  bool retired = false;
+  bool offline = false;  // retired, and its data is gone
   bool full() const { return written >= capacity; }
 };
 
@@ -204,6 +208,23 @@ class VolumeImpl {
   // report read-only or offline, whether or not a command failed on it.
   void HandleFailedZones(bool report_zones) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // --- zones the device failed (zone_retire.cc)
+  // After a write of `file` at `*lease` failed with `error`: when the zone
+  // went read-only or offline it is retired and `*lease` cleared, and OK
+  // means the data may be written elsewhere; an offline zone that held
+  // earlier data of `file` is an error naming it. Any other failure is
+  // returned, naming the file, with the lease kept.
+  absl::Status WriteFailed(FileMeta& file, Lease* lease, const absl::Status& error)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The error for a failed read of `file`: names the file, and when a zone
+  // of it is offline, says that its data there is lost.
+  absl::Status ReadFailed(const FileMeta& file, const absl::Status& error)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Moves live data out of retired read-only zones (files open for writing
+  // wait); first, with `report_zones`, retires every zone the devices
+  // report read-only or offline, whether or not a command failed on it.
+  void HandleFailedZones(bool report_zones) ABSL_LOCKS_EXCLUDED(mu_);
+
   // --- inspection (inspect.cc)
   std::vector<DeviceSpace> Space() const;
   std::vector<ZoneReport> Zones() const;
@@ -307,6 +328,15 @@ class VolumeImpl {
   // Zones of `device` worth collecting, best first.
   std::vector<uint32_t> GcVictims(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool BelowGcThreshold(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Zone retirement internals (zone_retire.cc).
+  // Retires `zone` if the device reports it read-only or offline; true if
+  // it is retired.
+  bool RetireIfFailed(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RetireZone(uint32_t device, uint32_t zone, bool offline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Moves the live extents out of the read-only zone `zone`.
+  void EvacuateZone(uint32_t device, uint32_t zone) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Zone retirement internals (zone_retire.cc).
   // Retires `zone` if the device reports it read-only or offline; true if

@@ -57,7 +57,9 @@ void VolumeImpl::AddValid(const Extent& x) {
   ZoneUse& z = m.zones[zone];
   z.valid += Physical(x);
   const uint64_t end = x.offset % m.info.zone_size + Physical(x);
-  if (end > z.written) {
+  // A retired zone (zone_retire.cc) never becomes partly written again: a
+  // write that landed just before the zone failed only adds valid bytes.
+  if (end > z.written && !z.retired) {
     if (z.written == 0) m.empty.erase(zone);
     z.written = end;
     if (z.full()) {
@@ -98,9 +100,10 @@ void VolumeImpl::ResetDeadZones() {
         continue;
       }
       if (z.role != ZoneRole::kData || z.valid != 0 || z.written == 0) continue;
-      // A failed reset leaves the zone as it was; the next pass retries.
+      // A failed reset leaves the zone as it was; the next pass retries,
+      // unless the zone failed (read-only, offline) and is retired.
       if (!m.dev->ResetZone(zone, ctx).ok()) {
-        m.maybe_dead.insert(zone);
+        if (!RetireIfFailed(d, zone)) m.maybe_dead.insert(zone);
         continue;
       }
       ZoneEmptied(d, zone);
@@ -167,7 +170,8 @@ bool VolumeImpl::FinishCheapestZone(uint32_t device) {
     }
   }
   if (best == UINT32_MAX) return false;
-  if (!m.dev->FinishZone(best, {IoClass::kOther}).ok()) return false;
+  // A zone the device failed is retired, which frees its active slot too.
+  if (!m.dev->FinishZone(best, {IoClass::kOther}).ok()) return RetireIfFailed(device, best);
   m.zones[best].written = m.zones[best].capacity;
   m.partial.erase(best);
   return true;
@@ -320,6 +324,10 @@ void VolumeImpl::ReleaseZone(const Lease& lease) {
   Member& m = members_[lease.device];
   ZoneUse& z = m.zones[lease.zone];
   z.leased = false;
+  if (z.retired) {  // out of use for good (zone_retire.cc)
+    zone_released_.SignalAll();
+    return;
+  }
   const uint64_t written = lease.next - m.dev->ZoneStart(lease.zone);
   if (written > z.written) z.written = written;
   if (z.written == 0) {
