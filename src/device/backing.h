@@ -16,6 +16,15 @@
 
 namespace zonestack::device {
 
+// A zone as a backing keeps it: the durable state (what a power cut keeps)
+// and the write pointer of the device's volatile write cache, which a
+// process death keeps but a power cut loses. The two are equal when
+// nothing is unflushed.
+struct SavedZone {
+  ZoneInfo durable;
+  uint64_t cached_write_pointer = 0;
+};
+
 // Not thread-safe: the device serializes calls.
 class Backing {
  public:
@@ -24,10 +33,12 @@ class Backing {
   virtual absl::Status Read(uint64_t offset, std::span<uint8_t> dst) = 0;
   virtual absl::Status Write(uint64_t offset, std::span<const uint8_t> src) = 0;
   virtual absl::Status Discard(uint64_t offset, uint64_t length) = 0;
-  // The durable state of one zone, persisted where the backing can.
-  virtual absl::Status SaveZone(const ZoneInfo&) { return absl::OkStatus(); }
+  // The state of one zone, persisted where the backing can. Called on
+  // every write to a sequential zone (the cached write pointer moves), so
+  // it must be cheap.
+  virtual absl::Status SaveZone(const SavedZone&) { return absl::OkStatus(); }
   // The zone table saved by an earlier process, if any.
-  virtual std::optional<std::vector<ZoneInfo>> LoadedZones() const {
+  virtual std::optional<std::vector<SavedZone>> LoadedZones() const {
     return std::nullopt;
   }
 };
@@ -35,8 +46,14 @@ class Backing {
 // Per-zone buffers that grow as the zone is written.
 std::unique_ptr<Backing> NewMemoryBacking(const DeviceInfo& info);
 
-// Opens `path`, creating it for `info` if it does not exist. An existing
-// file made for another geometry is an error that names both.
+// Opens `path` for `info` and locks it (flock) for as long as the backing
+// lives, so one device file has one user at a time. A missing or empty
+// file is made into a new, empty device; anything else must be a whole
+// device file for `info`. Errors name the file: FailedPrecondition when
+// another open holds it (naming the holder's pid and command line),
+// InvalidArgument for a file made for another geometry (naming both), one
+// shorter than its geometry needs (naming both sizes), or not a device
+// file at all.
 absl::StatusOr<std::unique_ptr<Backing>> OpenFileBacking(const std::string& path,
                                                          const DeviceInfo& info);
 

@@ -51,21 +51,34 @@ absl::StatusOr<std::unique_ptr<EmulatedDevice>> EmulatedDevice::Create(
   auto dev = std::unique_ptr<EmulatedDevice>(new EmulatedDevice(std::move(options)));
   absl::MutexLock lock(&dev->mu_);
   if (auto saved = dev->backing_->LoadedZones(); saved.has_value()) {
-    dev->zones_.RestoreDurable(*saved);
-    // A process that died without flushing left its last writes in the file
-    // past the durable write pointers; they are lost, and must read as
-    // zeroes like any block beyond a write pointer.
-    for (uint32_t i = 0; i < dev->info_.num_zones; ++i) {
-      const ZoneInfo& z = dev->zones_.zone(i);
-      const uint64_t end = z.start + z.size;
-      if (z.type == ZoneType::kConventional || z.write_pointer >= end) continue;
-      if (auto s = dev->backing_->Discard(z.write_pointer, end - z.write_pointer);
-          !s.ok()) {
-        return s;
-      }
-    }
+    if (auto s = dev->RestoreLocked(*saved); !s.ok()) return s;
   }
   return dev;
+}
+
+absl::Status EmulatedDevice::RestoreLocked(const std::vector<SavedZone>& saved) {
+  std::vector<ZoneInfo> durable;
+  std::vector<uint64_t> cached;
+  for (const SavedZone& z : saved) {
+    durable.push_back(z.durable);
+    cached.push_back(z.cached_write_pointer);
+  }
+  // A process that died kept its write cache, as a device keeps its cache
+  // when only the host crashes: zones come back at their cached write
+  // pointers, still unflushed, so a later power cut drops those writes.
+  zones_.Restore(durable, cached);
+  for (uint32_t i = 0; i < info_.num_zones; ++i) {
+    const ZoneInfo& z = zones_.zone(i);
+    if (z.type == ZoneType::kConventional) continue;
+    if (z.write_pointer != zones_.DurableZone(i).write_pointer) dirty_zones_.insert(i);
+    // A write the process died in the middle of may have reached the file
+    // without its record: it was never acknowledged, and must read as
+    // zeroes like any block beyond a write pointer.
+    const uint64_t end = z.start + z.size;
+    if (z.write_pointer >= end) continue;
+    if (auto s = backing_->Discard(z.write_pointer, end - z.write_pointer); !s.ok()) return s;
+  }
+  return absl::OkStatus();
 }
 
 EmulatedDevice::EmulatedDevice(EmulatorOptions options)
@@ -157,11 +170,15 @@ absl::Status EmulatedDevice::WriteLocked(uint64_t offset, std::span<const uint8_
       unflushed_blocks_[offset + pos].assign(src.begin() + pos,
                                              src.begin() + pos + info_.block_size);
     }
-  } else if (auto s = backing_->Write(offset, src); !s.ok()) {
-    return s;
+    dirty_zones_.insert(zone);
+  } else {
+    if (auto s = backing_->Write(offset, src); !s.ok()) return s;
+    zones_.CommitWrite(offset, src.size());
+    dirty_zones_.insert(zone);
+    // The record of the cached write pointer, after the data: a process
+    // death then keeps the write (RestoreLocked).
+    if (auto s = SaveZoneRecord(zone); !s.ok()) return s;
   }
-  zones_.CommitWrite(offset, src.size());
-  dirty_zones_.insert(zone);
   IoCounters& c = stats_.by_class[static_cast<int>(ctx.io_class)];
   ++c.write_ops;
   c.write_bytes += src.size();
@@ -223,8 +240,9 @@ absl::Status EmulatedDevice::CloseZone(uint32_t zone, const IoContext& ctx) {
   });
 }
 
-absl::Status EmulatedDevice::SaveDurable(uint32_t zone) {
-  return backing_->SaveZone(zones_.DurableZone(zone));
+absl::Status EmulatedDevice::SaveZoneRecord(uint32_t zone) {
+  return backing_->SaveZone({.durable = zones_.DurableZone(zone),
+                             .cached_write_pointer = zones_.zone(zone).write_pointer});
 }
 
 absl::Status EmulatedDevice::FinishZone(uint32_t zone, const IoContext& ctx) {
@@ -232,7 +250,7 @@ absl::Status EmulatedDevice::FinishZone(uint32_t zone, const IoContext& ctx) {
     if (auto s = zones_.Finish(zone); !s.ok()) return s;
     // A finished zone is durable with everything written to it.
     zones_.MarkDurable(zone);
-    if (auto s = SaveDurable(zone); !s.ok()) return s;
+    if (auto s = SaveZoneRecord(zone); !s.ok()) return s;
     ++stats_.zone_finishes;
     return TimedRequest{.op = IoOp::kFinish, .zone = zone, .io_class = ctx.io_class};
   });
@@ -247,7 +265,7 @@ absl::Status EmulatedDevice::ResetZone(uint32_t zone, const IoContext& ctx) {
     if (written > 0) {
       if (auto s = backing_->Discard(before.start, written); !s.ok()) return s;
     }
-    if (auto s = SaveDurable(zone); !s.ok()) return s;
+    if (auto s = SaveZoneRecord(zone); !s.ok()) return s;
     ++stats_.zone_resets;
     return TimedRequest{.op = IoOp::kReset, .zone = zone, .offset = before.start,
                         .length = written, .cell_mode = before.cell_mode,
@@ -262,7 +280,7 @@ absl::Status EmulatedDevice::FlushLocked() {
   unflushed_blocks_.clear();
   for (uint32_t zone : dirty_zones_) {
     zones_.MarkDurable(zone);
-    if (auto s = SaveDurable(zone); !s.ok()) return s;
+    if (auto s = SaveZoneRecord(zone); !s.ok()) return s;
   }
   dirty_zones_.clear();
   return absl::OkStatus();
@@ -345,11 +363,14 @@ void EmulatedDevice::PowerCutLocked() {
   zones_.PowerCut();
   // Bytes past the durable write pointer are gone from the media too, so
   // they read as zeroes when the zone is rewritten up to them.
+  // The rolled-back write pointers are recorded too, so a later process
+  // does not bring the lost writes back.
   for (const ZoneInfo& b : before) {
     const ZoneInfo& now = zones_.zone(b.index);
     if (b.write_pointer > now.write_pointer) {
       (void)backing_->Discard(now.write_pointer, b.write_pointer - now.write_pointer);
     }
+    (void)SaveZoneRecord(b.index);
   }
   dirty_zones_.clear();
 }
@@ -404,13 +425,13 @@ absl::Status EmulatedDevice::CheckPowerLocked(bool mutating) {
 void EmulatedDevice::SetZoneReadOnly(uint32_t zone) {
   absl::MutexLock lock(&mu_);
   zones_.SetReadOnly(zone);
-  (void)SaveDurable(zone);
+  (void)SaveZoneRecord(zone);
 }
 
 void EmulatedDevice::SetZoneOffline(uint32_t zone) {
   absl::MutexLock lock(&mu_);
   zones_.SetOffline(zone);
-  (void)SaveDurable(zone);
+  (void)SaveZoneRecord(zone);
 }
 
 }  // namespace zonestack::device

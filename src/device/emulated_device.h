@@ -90,7 +90,11 @@ class EmulatedDevice : public ZonedDevice {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status WriteLocked(uint64_t offset, std::span<const uint8_t> src,
                            const IoContext& ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status SaveDurable(uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Records `zone`'s durable state and cached write pointer in the backing.
+  absl::Status SaveZoneRecord(uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Brings back the zones a file backing saved (Create).
+  absl::Status RestoreLocked(const std::vector<SavedZone>& saved)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void PowerCutLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Fails while the power is off. `mutating` commands count down a
@@ -107,7 +111,9 @@ class EmulatedDevice : public ZonedDevice {
   std::unique_ptr<Backing> backing_ ABSL_GUARDED_BY(mu_);
   // The volatile write cache. Sequential zones need only their durable
   // write pointers (in zones_); conventional zones keep unflushed blocks
-  // here, keyed by offset, until Flush writes them to the backing.
+  // here, keyed by offset, until Flush writes them to the backing. These
+  // blocks live in process memory: unlike sequential zones' cached writes,
+  // they do not survive the process (docs/emulator.md).
   std::map<uint64_t, std::vector<uint8_t>> unflushed_blocks_ ABSL_GUARDED_BY(mu_);
   std::set<uint32_t> dirty_zones_ ABSL_GUARDED_BY(mu_);
   DeviceStats stats_ ABSL_GUARDED_BY(mu_);

@@ -9,13 +9,16 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <optional>
+#include <vector>
 
 #include <libzbd/zbd.h>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "device/zbd_translate.h"
 #include "device/zone_error.h"
 
@@ -59,6 +62,47 @@ std::string SysName(const std::string& path) {
   std::string name = real != nullptr ? real : path;
   std::free(real);
   return name.substr(name.find_last_of('/') + 1);
+}
+
+// "pid N (command line)".
+std::string DescribeProcess(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/cmdline", std::ios::binary);
+  std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!cmdline.empty() && cmdline.back() == '\0') cmdline.pop_back();
+  std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+  if (cmdline.size() > 200) cmdline = cmdline.substr(0, 200) + "...";
+  return absl::StrCat("pid ", pid, " (", cmdline, ")");
+}
+
+// Who may hold the block device `rdev` (named `sysname`) that an O_EXCL
+// open found busy: the processes with it open (of those /proc lets this
+// user see) and its kernel holders (device-mapper, md). A mounted file
+// system shows as neither; the message says so.
+std::string DescribeBlockDeviceUsers(dev_t rdev, const std::string& sysname) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> users;
+  std::error_code ec;
+  for (const fs::directory_entry& proc : fs::directory_iterator("/proc", ec)) {
+    const std::string pid = proc.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::error_code fd_ec;
+    for (const fs::directory_entry& fd : fs::directory_iterator(proc.path() / "fd", fd_ec)) {
+      struct stat st;
+      if (stat(fd.path().c_str(), &st) == 0 && S_ISBLK(st.st_mode) && st.st_rdev == rdev) {
+        users.push_back(DescribeProcess(pid));
+        break;
+      }
+    }
+  }
+  for (const fs::directory_entry& h :
+       fs::directory_iterator(absl::StrCat("/sys/class/block/", sysname, "/holders"), ec)) {
+    users.push_back(absl::StrCat("kernel holder ", h.path().filename().string()));
+  }
+  if (users.empty()) {
+    return "no process this user can inspect; a mounted file system or another user's "
+           "process may hold it";
+  }
+  return absl::StrJoin(users, ", ");
 }
 
 struct FreeDeleter {
@@ -132,7 +176,13 @@ absl::StatusOr<std::unique_ptr<ZbdDevice>> ZbdDevice::Open(const std::string& pa
   zbd_info zi;
   errno = 0;
   // O_EXCL: no file system or other exclusive opener may share the device.
+  // The claim lasts until zbd_close, when the device object is destroyed.
   const int fd = zbd_open(path.c_str(), O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC, &zi);
+  if (fd < 0 && errno == EBUSY) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        what, " is in use (an exclusive open found it busy): held by ",
+        DescribeBlockDeviceUsers(st.st_rdev, SysName(path)), "; a device has one user at a time"));
+  }
   if (fd < 0) return absl::ErrnoToStatus(errno != 0 ? errno : EIO, absl::StrCat("opening ", what));
   auto fail = [fd](absl::Status s) {
     zbd_close(fd);

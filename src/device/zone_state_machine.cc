@@ -486,4 +486,33 @@ void ZoneStateMachine::RestoreDurable(const std::vector<ZoneInfo>& zones) {
   PowerCut();
 }
 
+void ZoneStateMachine::Restore(const std::vector<ZoneInfo>& durable,
+                               const std::vector<uint64_t>& cached_wps) {
+  RestoreDurable(durable);
+  for (size_t i = 0; i < durable.size() && i < zones_.size() && i < cached_wps.size(); ++i) {
+    Zone& z = zones_[i];
+    if (!IsSequential(z)) continue;
+    if (z.info.state != ZoneState::kEmpty && z.info.state != ZoneState::kClosed) continue;
+    const uint64_t end = z.info.start + durable[i].capacity;
+    const uint64_t wp = std::min(cached_wps[i], end);
+    if (wp <= z.info.write_pointer) continue;
+    if (z.info.state == ZoneState::kEmpty) {
+      // RestoreDurable gave the empty zone the default cell mode; the
+      // cached writes were made in the mode it was opened with.
+      z.info.cell_mode = durable[i].cell_mode;
+      z.info.capacity = durable[i].capacity;
+      SetState(z, ZoneState::kClosed);
+      if (CountsResources(z)) {
+        ++active_;
+        if (IsQlc(z)) ++active_qlc_;
+      }
+    }
+    z.info.write_pointer = wp;
+    if (wp == end) {
+      ReleaseResources(z);
+      SetState(z, ZoneState::kFull);
+    }
+  }
+}
+
 }  // namespace zonestack::device

@@ -57,6 +57,12 @@ class ZoneStateMachine {
   std::vector<ZoneInfo> DurableZones() const;
   ZoneInfo DurableZone(uint32_t zone) const;
   void RestoreDurable(const std::vector<ZoneInfo>& zones);
+  // RestoreDurable, then the write cache a dead process left: each
+  // sequential zone comes back at its cached write pointer (closed, or full
+  // at its capacity) while its durable write pointer stays where a power
+  // cut would return it. `cached_wps` has one entry a zone; entries not
+  // past the durable write pointer change nothing.
+  void Restore(const std::vector<ZoneInfo>& durable, const std::vector<uint64_t>& cached_wps);
 
   // The bytes of `zone` written so far (write pointer - start), or the
   // whole zone for a conventional zone.

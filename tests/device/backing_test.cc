@@ -3,7 +3,6 @@
 // drops, the backings themselves, and the errors OpenDevice gives for bad
 // URIs and mismatched files (docs/format.md, "Emulator backing file").
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -261,36 +260,7 @@ TEST_F(PersistenceTest, NonDeviceFileFailsWithBadMagic) {
   EXPECT_TRUE(Contains(dev.status(), path)) << dev.status();
 }
 
-TEST_F(PersistenceTest, ProcessDyingWithoutFlushKeepsOnlyDurableState) {
-  // A child process writes and dies without shutting the device down, as a
-  // crash would; the parent reopens the file.
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    auto dev = OpenDevice(FileUri());
-    if (!dev.ok()) _exit(2);
-    ZonedDevice& d = **dev;
-    const std::vector<uint8_t> a = Pattern(2 * kBlock, 1), b = Pattern(kBlock, 2);
-    if (!d.Write(d.ZoneStart(0), a, kCtx).ok()) _exit(3);
-    if (!d.Flush(kCtx).ok()) _exit(4);
-    if (!d.Write(d.ZoneStart(0) + 2 * kBlock, b, kCtx).ok()) _exit(5);
-    if (!d.Write(d.ZoneStart(1), b, kCtx).ok()) _exit(6);
-    _exit(0);  // no destructor: nothing more is flushed
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "child killed by signal " << WTERMSIG(status);
-  ASSERT_EQ(WEXITSTATUS(status), 0);
-
-  Open(FileUri());
-  EXPECT_EQ(State(0), ZoneState::kClosed);
-  EXPECT_EQ(Written(0), 2 * kBlock);
-  EXPECT_EQ(ReadBytes(Start(0), 2 * kBlock), Pattern(2 * kBlock, 1));
-  EXPECT_EQ(State(1), ZoneState::kEmpty);
-  // ZNS reads beyond the write pointer return zeroes, not the lost writes.
-  EXPECT_EQ(ReadBytes(Start(0) + 2 * kBlock, kBlock), Zeroes(kBlock));
-  EXPECT_EQ(ReadBytes(Start(1), kBlock), Zeroes(kBlock));
-}
+// What a process death keeps: process_death_test.cc.
 
 // --- Power cut, on both backings --------------------------------------------
 
@@ -572,17 +542,19 @@ TEST_F(FileBackingTest, SavedZoneIsLoadedOnReopen) {
     z.write_pointer = z.start + 3 * kBlock;
     z.state = ZoneState::kClosed;
     z.type = ZoneType::kSequentialWriteRequired;
-    ASSERT_OK((*b)->SaveZone(z));
+    ASSERT_OK((*b)->SaveZone({.durable = z, .cached_write_pointer = z.write_pointer + kBlock}));
   }
   auto b = OpenFileBacking(Path("z.img"), info);
   ASSERT_TRUE(b.ok()) << b.status();
   auto zones = (*b)->LoadedZones();
   ASSERT_TRUE(zones.has_value());
   ASSERT_EQ(zones->size(), 4u);
-  EXPECT_EQ((*zones)[2].state, ZoneState::kClosed);
-  EXPECT_EQ((*zones)[2].write_pointer, 2 * info.zone_size + 3 * kBlock);
-  EXPECT_EQ((*zones)[1].state, ZoneState::kEmpty);  // never saved
-  EXPECT_EQ((*zones)[1].write_pointer, info.zone_size);
+  EXPECT_EQ((*zones)[2].durable.state, ZoneState::kClosed);
+  EXPECT_EQ((*zones)[2].durable.write_pointer, 2 * info.zone_size + 3 * kBlock);
+  EXPECT_EQ((*zones)[2].cached_write_pointer, 2 * info.zone_size + 4 * kBlock);
+  EXPECT_EQ((*zones)[1].durable.state, ZoneState::kEmpty);  // never saved
+  EXPECT_EQ((*zones)[1].durable.write_pointer, info.zone_size);
+  EXPECT_EQ((*zones)[1].cached_write_pointer, info.zone_size);
 }
 
 // --- Device URIs ------------------------------------------------------------
