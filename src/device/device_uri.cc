@@ -20,16 +20,24 @@ constexpr const char* kParams =
     "max_open=N, max_active=N, file=PATH (persistent backing), "
     "timing=real|sim|none, write_cache=BYTES (a disk's write-back cache; 0: off)";
 
+// Far more zones than any zoned drive has (a 28 TB SMR disk has ~104k);
+// beyond this an emulator's per-zone state would exhaust memory.
+constexpr uint64_t kMaxZones = 1 << 22;
+
 absl::Status BadUri(const std::string& uri, const std::string& why) {
   return absl::InvalidArgumentError(absl::StrCat("device URI '", uri, "': ", why));
 }
 
+// A count is plain decimal digits: no sign, spaces or suffix, so "-1",
+// " 5" and "5k" are errors rather than a wrapped or truncated number.
 absl::StatusOr<uint64_t> ParseCount(const std::string& uri, const std::string& key,
-                                    const std::string& value) {
-  uint64_t v;
-  if (!absl::SimpleAtoi(value, &v)) {
+                                    const std::string& value, uint64_t max) {
+  uint64_t v = 0;
+  const bool digits = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || !absl::SimpleAtoi(value, &v)) {
     return BadUri(uri, absl::StrCat(key, "='", value, "' is not a whole number"));
   }
+  if (v > max) return BadUri(uri, absl::StrCat(key, "=", value, " is too large; at most ", max));
   return v;
 }
 
@@ -67,7 +75,10 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
   if (!name_query.second.empty()) {
     for (absl::string_view kv : absl::StrSplit(name_query.second, '&')) {
       std::pair<std::string, std::string> p = absl::StrSplit(kv, absl::MaxSplits('=', 1));
-      params[p.first] = p.second;
+      // The last of two values would silently win; say which one is meant.
+      if (!params.emplace(p.first, p.second).second) {
+        return BadUri(uri, absl::StrCat("parameter '", p.first, "' given twice"));
+      }
     }
   }
   DeviceInfo info = preset->info;
@@ -78,7 +89,7 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
   DiskParams disk = preset->disk;
   for (const auto& [key, value] : params) {
     if (key == "zones" || key == "conv" || key == "max_open" || key == "max_active") {
-      auto v = ParseCount(uri, key, value);
+      auto v = ParseCount(uri, key, value, key == "zones" ? kMaxZones : UINT32_MAX);
       if (!v.ok()) return v.status();
       if (key == "zones") info.num_zones = static_cast<uint32_t>(*v);
       if (key == "conv") conv = *v;
@@ -90,10 +101,15 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
       scale = *v;
     } else if (key == "write_cache") {
       if (!preset->is_disk) return BadUri(uri, "write_cache applies to disk presets only");
-      auto v = ParseCount(uri, key, value);
+      auto v = ParseCount(uri, key, value, UINT64_MAX);
       if (!v.ok()) return v.status();
       disk.write_cache_bytes = *v;
     } else if (key == "file") {
+      // Without a path the device would silently be in memory, and lose
+      // everything the caller meant to keep.
+      if (value.empty()) {
+        return BadUri(uri, "file= needs a path (leave file out for an in-memory device)");
+      }
       file = value;
     } else if (key == "timing") {
       if (value != "real" && value != "sim" && value != "none") {

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 
+#include "rocksdb/config.h"
 #include "zfs/volume.h"
 
 namespace zonestack::tools {
@@ -17,9 +19,10 @@ int Fail(const absl::Status& s) {
 }
 
 absl::StatusOr<Devices> OpenAll(const VolumeArgs& args) {
-  if (args.devices.empty()) return absl::InvalidArgumentError("give the volume's devices with -d URI");
+  auto uris = DeviceUris(args);
+  if (!uris.ok()) return uris.status();
   Devices devs;
-  for (const std::string& uri : args.devices) {
+  for (const std::string& uri : *uris) {
     auto d = device::OpenDevice(uri);
     if (!d.ok()) return d.status();
     devs.emplace_back(std::move(*d));
@@ -27,11 +30,15 @@ absl::StatusOr<Devices> OpenAll(const VolumeArgs& args) {
   return devs;
 }
 
-// Opens the devices and mounts the volume read-only for `fn`.
-int WithVolume(const VolumeArgs& args, const std::function<int(zfs::Volume&)>& fn) {
+// Opens the devices and mounts the volume for `fn`, read-only unless
+// `writable`.
+int WithVolume(const VolumeArgs& args, const std::function<int(zfs::Volume&)>& fn,
+               bool writable = false) {
   auto devs = OpenAll(args);
   if (!devs.ok()) return Fail(devs.status());
-  auto vol = zfs::Volume::Mount(*devs, {.read_only = true});
+  // No background GC: the tool should change only what it was asked to.
+  zfs::MountOptions options{.gc_free_zone_threshold = -1, .read_only = !writable};
+  auto vol = zfs::Volume::Mount(*devs, options);
   if (!vol.ok()) return Fail(vol.status());
   return fn(**vol);
 }
@@ -59,7 +66,69 @@ const char* KindName(policy::FileKind k) {
   return "?";
 }
 
+std::string Join(const std::string& dir, const std::string& name) {
+  return dir == "/" ? "/" + name : dir + "/" + name;
+}
+
+// Deletes `path`, a file, or with `recursive` a directory and everything
+// in it; adds what it deleted to `files` and `bytes`.
+absl::Status Remove(zfs::Volume& v, const std::string& path, bool recursive, uint64_t* files,
+                    uint64_t* bytes) {
+  auto st = v.Stat(path);
+  if (!st.ok()) return st.status();
+  if (!st->is_dir) {
+    if (auto s = v.Delete(path); !s.ok()) return s;
+    ++*files;
+    *bytes += st->size;
+    return absl::OkStatus();
+  }
+  if (!recursive) {
+    return absl::FailedPreconditionError(
+        fmt::format("{}: is a directory (use rm -r, or rmdir if it is empty)", path));
+  }
+  auto names = v.List(path);
+  if (!names.ok()) return names.status();
+  for (const std::string& n : *names) {
+    if (auto s = Remove(v, Join(path, n), recursive, files, bytes); !s.ok()) return s;
+  }
+  return path == "/" ? absl::OkStatus() : v.DeleteDir(path);
+}
+
+// Why a writer can meet "no space" while df shows free bytes: what
+// zfs/zones.cc does when it hands out zones.
+constexpr const char* kSpaceNote =
+    R"(free = empty zones + unwritten tails of partly written zones. "no space" can
+come while free shows room, because:
+  - a writer needs a zone no other open file is writing: tails held by open
+    writers are not free to it, and under the device's active-zone limit a
+    partly written zone is finished (its tail lost) to open another;
+  - on a device of 8 or more zones one empty zone is kept for GC, and a
+    scheme's WAL/cache pool keeps its unused zones from other files;
+  - dead bytes (written, then deleted) are free only after GC moves the
+    zone's live data and resets it;
+  - a placement may allow a file only some devices (an SSD, say);
+  - df sees the volume at rest: a failed flush or compaction deleted what it
+    had written, and writers' zones were released.
+)";
+
 }  // namespace
+
+absl::StatusOr<std::vector<std::string>> DeviceUris(const VolumeArgs& args) {
+  if (!args.volume.empty() && !args.devices.empty()) {
+    return absl::InvalidArgumentError("give the volume with -d URI... or with --volume, not both");
+  }
+  if (!args.volume.empty()) {
+    auto config = rocks::ParseUri(args.volume);
+    if (!config.ok()) return config.status();
+    return config->devices;
+  }
+  if (args.devices.empty()) {
+    return absl::InvalidArgumentError(
+        "give the volume's devices with -d URI (repeated, in order) or --volume "
+        "zonestack://URI|CONFIG.json");
+  }
+  return args.devices;
+}
 
 int Mkfs(const VolumeArgs& args) {
   auto devs = OpenAll(args);
@@ -96,7 +165,7 @@ int Ls(const VolumeArgs& args) {
       auto names = v.List(dir);
       if (!names.ok()) return Fail(names.status());
       for (const std::string& n : *names) {
-        const std::string path = dir == "/" ? "/" + n : dir + "/" + n;
+        const std::string path = Join(dir, n);
         auto st = v.Stat(path);
         if (!st.ok()) continue;
         if (st->is_dir) {
@@ -114,14 +183,28 @@ int Ls(const VolumeArgs& args) {
 
 int Df(const VolumeArgs& args) {
   return WithVolume(args, [](zfs::Volume& v) {
-    fmt::print("{:<16} {:>7} {:>7} {:>11} {:>11} {:>11} {:>11} {:>7}\n", "device", "zones", "empty",
-               "cap MiB", "valid MiB", "written MiB", "free MiB", "space-amp");
-    for (const zfs::DeviceSpace& s : v.Space()) {
-      const double amp = s.valid_bytes ? double(s.written_bytes) / s.valid_bytes : 0;
-      fmt::print("{:<16} {:>7} {:>7} {:>11} {:>11} {:>11} {:>11} {:>7.2f}\n", s.name, s.data_zones,
-                 s.empty_zones, Mib(s.capacity_bytes), Mib(s.valid_bytes), Mib(s.written_bytes),
-                 Mib(s.free_bytes), amp);
+    // Free bytes split into empty zones and tails of partly written zones.
+    std::vector<uint64_t> tails(v.devices().size(), 0);
+    for (const zfs::ZoneReport& z : v.Zones()) {
+      if (z.role == zfs::ZoneRole::kData && z.written_bytes > 0 &&
+          z.written_bytes < z.zone.capacity) {
+        tails[z.device] += z.zone.capacity - z.written_bytes;
+      }
     }
+    fmt::print("{:<16} {:>7} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>9}\n", "device",
+               "zones", "empty", "cap MiB", "valid MiB", "written MiB", "dead MiB", "free MiB",
+               "tails MiB", "space-amp");
+    const std::vector<zfs::DeviceSpace> space = v.Space();
+    for (size_t d = 0; d < space.size(); ++d) {
+      const zfs::DeviceSpace& s = space[d];
+      const double amp = s.valid_bytes ? double(s.written_bytes) / s.valid_bytes : 0;
+      const uint64_t dead = s.written_bytes > s.valid_bytes ? s.written_bytes - s.valid_bytes : 0;
+      fmt::print("{:<16} {:>7} {:>7} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>9.2f}\n", s.name,
+                 s.data_zones, s.empty_zones, Mib(s.capacity_bytes), Mib(s.valid_bytes),
+                 Mib(s.written_bytes), Mib(dead), Mib(s.free_bytes),
+                 Mib(std::min(tails[d], s.free_bytes)), amp);
+    }
+    fmt::print("\n{}", kSpaceNote);
     return 0;
   });
 }
@@ -163,6 +246,34 @@ int Dump(const VolumeArgs& args) {
     for (const std::string& line : *log) fmt::print("{}\n", line);
     return 0;
   });
+}
+
+int Rm(const VolumeArgs& args) {
+  return WithVolume(
+      args,
+      [&](zfs::Volume& v) {
+        int rc = 0;
+        uint64_t files = 0, bytes = 0;
+        for (const std::string& path : args.paths) {
+          if (auto s = Remove(v, path, args.recursive, &files, &bytes); !s.ok()) rc = Fail(s);
+        }
+        fmt::print("removed {} file(s), {} MiB\n", files, Mib(bytes));
+        return rc;
+      },
+      /*writable=*/true);
+}
+
+int Rmdir(const VolumeArgs& args) {
+  return WithVolume(
+      args,
+      [&](zfs::Volume& v) {
+        int rc = 0;
+        for (const std::string& path : args.paths) {
+          if (auto s = v.DeleteDir(path); !s.ok()) rc = Fail(s);
+        }
+        return rc;
+      },
+      /*writable=*/true);
 }
 
 }  // namespace zonestack::tools

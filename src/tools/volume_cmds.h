@@ -1,21 +1,33 @@
-// zsctl's volume commands: mkfs, info, ls, df, zones, fsck, dump.
+// zsctl's volume commands: mkfs, info, ls, df, zones, fsck, dump, rm, rmdir.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "absl/status/statusor.h"
 
 namespace zonestack::tools {
 
 struct VolumeArgs {
-  std::vector<std::string> devices;  // device URIs in volume order
+  std::vector<std::string> devices;  // device URIs in volume order (-d)
+  // Or the volume as zsbench and OpenDb name it: a zonestack:// URI or a
+  // config.json (rocks::ParseUri). Only its devices are used.
+  std::string volume;
   std::string path = "/";            // for ls
-  bool recursive = false;            // for ls
+  std::vector<std::string> paths;    // for rm, rmdir
+  bool recursive = false;            // for ls, rm
   bool all_zones = false;            // for zones: also empty ones
   uint32_t metadata_zones = 2;       // for mkfs
 };
 
+// The volume's device URIs, from -d or from --volume (exactly one of them).
+absl::StatusOr<std::vector<std::string>> DeviceUris(const VolumeArgs& args);
+
 // Each returns the process exit code and prints to stdout (errors to
-// stderr). All but mkfs mount read-only.
+// stderr). mkfs formats; rm and rmdir mount read-write (and delete through
+// the volume, so the zones their data held are reset); the others mount
+// read-only.
 int Mkfs(const VolumeArgs& args);
 int Info(const VolumeArgs& args);
 int Ls(const VolumeArgs& args);
@@ -23,5 +35,10 @@ int Df(const VolumeArgs& args);
 int ZonesCmd(const VolumeArgs& args);
 int Fsck(const VolumeArgs& args);
 int Dump(const VolumeArgs& args);
+// Deletes files (with `recursive`, directories and all they hold); every
+// path is tried, and the exit code is 1 if any failed.
+int Rm(const VolumeArgs& args);
+// Deletes empty directories.
+int Rmdir(const VolumeArgs& args);
 
 }  // namespace zonestack::tools

@@ -75,8 +75,13 @@ int main(int argc, char** argv) {
   zs::tools::VolumeArgs vargs;
   auto volume_cmd = [&](const char* name, const char* help, int (*fn)(const zs::tools::VolumeArgs&)) {
     auto* cmd = app.add_subcommand(name, help);
-    cmd->add_option("-d,--device", vargs.devices, "device URIs of the volume, in order")
-        ->required();
+    // One URI per -d: a path after the last -d is the command's, not a device.
+    cmd->add_option("-d,--device", vargs.devices,
+                    "a device URI of the volume; repeat -d for each device, in order")
+        ->allow_extra_args(false);
+    cmd->add_option("--volume", vargs.volume,
+                    "the volume as zsbench names it: zonestack://DEVURI[;DEVURI...] or a "
+                    "config.json (instead of -d)");
     cmd->callback([&vargs, fn] { std::exit(fn(vargs)); });
     return cmd;
   };
@@ -92,7 +97,17 @@ int main(int argc, char** argv) {
       ->add_flag("-a,--all", vargs.all_zones, "include empty zones");
   volume_cmd("fsck", "check metadata against the zones; exit 2 on problems", zs::tools::Fsck);
   volume_cmd("dump", "files and metadata log records", zs::tools::Dump);
+  auto* rm = volume_cmd("rm", "delete files (mounts read-write)", zs::tools::Rm);
+  rm->add_option("paths", vargs.paths, "files to delete")->required();
+  rm->add_flag("-r,--recursive", vargs.recursive, "delete directories and all they hold");
+  volume_cmd("rmdir", "delete empty directories (mounts read-write)", zs::tools::Rmdir)
+      ->add_option("paths", vargs.paths, "directories to delete")
+      ->required();
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;  // 2 is fsck's "problems found"
+  }
   return 0;
 }

@@ -3,6 +3,9 @@
 // load and run name keys alike), proportions and metrics are filled in.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "rocksdb/open_db.h"
 #include "rocksdb/statistics.h"
 #include "rocksdb/volume_registry.h"
@@ -98,6 +101,69 @@ TEST_F(ZsbenchRunnerTest, JsonCarriesTheDocumentedFields) {
   }
   EXPECT_TRUE(p["latency"]["UPDATE"].contains("p9999_us"));
   EXPECT_TRUE(p["devices"][0]["by_class"].contains("wal"));
+}
+
+// readseq on RocksDB's own file system with one SST's data corrupted: the
+// iterator stops early either way, and only its status says the DB is not
+// merely shorter.
+TEST(ZsbenchReadSeqTest, CorruptionIsAnErrorNotAShorterDb) {
+  const std::string path = ::testing::TempDir() + "/readseq_corruption_db";
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  o.compression = rocksdb::kNoCompression;
+  rocksdb::DestroyDB(path, o);
+  {
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(o, path, &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    auto fill = RunPhase(db.get(), nullptr, nullptr, Phase("fillseq", 3000, 3000, 1));
+    ASSERT_TRUE(fill.ok()) << fill.status();
+    ASSERT_TRUE(db->Flush(rocksdb::FlushOptions()).ok());
+  }
+  // Garbage over a data block a third of the way into the one SST.
+  std::string sst;
+  for (const auto& e : std::filesystem::directory_iterator(path)) {
+    if (e.path().extension() == ".sst") sst = e.path().string();
+  }
+  ASSERT_FALSE(sst.empty());
+  {
+    std::fstream f(sst, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(sst) / 3));
+    f << std::string(64, 'X');
+  }
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(o, path, &raw).ok());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  auto seq = RunPhase(db.get(), nullptr, nullptr, Phase("readseq", 3000, 3000, 1));
+  ASSERT_TRUE(seq.ok()) << seq.status();
+  EXPECT_LT(seq->ops, 3000u);
+  EXPECT_EQ(seq->errors, 1u) << "readseq ended after " << seq->ops << " keys and said nothing";
+  EXPECT_EQ(seq->errors_by_kind["corruption"], 1u);
+  db.reset();
+  rocksdb::DestroyDB(path, o);
+}
+
+TEST(ZsbenchErrorsTest, KindsNameWhatFailed) {
+  EXPECT_EQ(ErrorKind(rocksdb::Status::NoSpace("full")), "no_space");
+  EXPECT_EQ(ErrorKind(rocksdb::Status::Corruption("bad block")), "corruption");
+  EXPECT_EQ(ErrorKind(rocksdb::Status::IOError("read")), "io_error");
+  PhaseResult p;
+  p.name = "fillrandom";
+  p.errors = 3;
+  p.errors_by_kind = {{"no_space", 2}, {"corruption", 1}};
+  p.background_errors = 1;
+  const std::vector<SchemeResult> schemes = {{"zns", kUri, {p}}};
+  const ErrorTotals t = CountErrors(schemes);
+  EXPECT_EQ(t.operations, 3u);
+  EXPECT_EQ(t.background, 1u);
+  const std::string line = FailureLine(schemes);
+  EXPECT_NE(line.find("3 operation(s) failed (2 no space, 1 corruption)"), std::string::npos)
+      << line;
+  EXPECT_NE(line.find("zns fillrandom"), std::string::npos) << line;
+  EXPECT_EQ(FailureLine({{"zns", kUri, {PhaseResult{}}}}), "");
+  const nlohmann::json j = ToJson(schemes, {});
+  EXPECT_EQ(j["errors"]["operations"], 3);
+  EXPECT_EQ(j["schemes"][0]["phases"][0]["errors_by_kind"]["no_space"], 2);
 }
 
 TEST(ZsbenchPhaseTest, UnknownWorkloadListsTheValidOnes) {

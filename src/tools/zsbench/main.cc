@@ -6,10 +6,16 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "rocksdb/open_db.h"
 #include "rocksdb/ssd_secondary_cache.h"
@@ -44,9 +50,61 @@ struct Args {
   bool quiet = false;
 };
 
+// Exit codes: 0 every operation succeeded; 1 some failed (the run
+// finished and reported them); 2 bad usage or a scheme could not run.
+constexpr int kOpsFailed = 1;
+constexpr int kUsage = 2;
+
 int Fail(const std::string& msg) {
   fmt::print(stderr, "zsbench: {}\n", msg);
-  return 2;
+  return kUsage;
+}
+
+// A number in [min, max] (whole if `whole`). CLI11's own ranges print
+// DBL_MAX in full, and a negative count cast to unsigned runs forever.
+CLI::Validator Within(double min, double max, bool whole) {
+  const std::string range = fmt::format("[{}, {}]", min, max);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double v = 0;
+        int64_t n = 0;
+        const bool ok = whole ? absl::SimpleAtoi(text, &n) : absl::SimpleAtod(text, &v);
+        if (!ok || (!whole && !std::isfinite(v))) {
+          return fmt::format("'{}' is not a {}number", text, whole ? "whole " : "");
+        }
+        if (whole) v = static_cast<double>(n);
+        if (v < min || v > max) return fmt::format("{} is outside {}", text, range);
+        return "";
+      },
+      range);
+}
+
+// Counts beyond this would run for days even at a million ops/s.
+constexpr double kMaxCount = 1e12;
+
+// --scheme NAME=VOLUME or just VOLUME. NAME is a plain word, so the '=' of
+// a URI's own query ("zonestack://emu:zn540?zones=24") is not taken for
+// the separator.
+std::pair<std::string, std::string> SplitScheme(const std::string& arg) {
+  const size_t eq = arg.find('=');
+  if (eq == std::string::npos || eq == 0) return {"", arg};
+  const std::string name = arg.substr(0, eq);
+  const bool word = name.find_first_of(":/?&;.") == std::string::npos;
+  return word ? std::make_pair(name, arg.substr(eq + 1)) : std::make_pair(std::string(), arg);
+}
+
+// Fails now, not after the whole run, if `path` cannot be written; leaves
+// no file behind that was not there.
+absl::Status CheckWritable(const std::string& path) {
+  const bool existed = std::filesystem::exists(path);
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) {
+    return absl::PermissionDeniedError(
+        fmt::format("cannot write {}: {}", path, std::strerror(errno)));
+  }
+  std::fclose(f);
+  if (!existed) std::filesystem::remove(path);
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<PhaseSpec>> Phases(const Args& a) {
@@ -164,6 +222,8 @@ nlohmann::json SchemeState(const rocksdb::DB& db) {
 // most 10 minutes), as a long load would have ended with its compaction
 // debt paid; the paper's runs follow an 8-hour load, ours a minute's.
 PhaseResult SettleCompactions(rocksdb::DB* db) {
+  uint64_t errors_before = 0;
+  db->GetIntProperty("rocksdb.background-errors", &errors_before);
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -179,6 +239,9 @@ PhaseResult SettleCompactions(rocksdb::DB* db) {
   PhaseResult r;
   r.name = "settle";
   r.seconds = elapsed();
+  uint64_t background_errors = 0;
+  db->GetIntProperty("rocksdb.background-errors", &background_errors);
+  r.background_errors = background_errors - errors_before;
   return r;
 }
 
@@ -245,39 +308,54 @@ int main(int argc, char** argv) {
                  "phase, e.g. ycsb-a-load,ycsb-a), mix:READ_RATIO:ZIPF_SKEW");
   app.add_option("--workload-file", a.workload_file, "a YCSB workload properties file");
   app.add_option("--records", a.records, "records (YCSB recordcount, db_bench --num)")
-      ->check(CLI::PositiveNumber);
-  app.add_option("--ops", a.ops, "operations per run phase (default: --records)");
-  app.add_option("--seconds", a.seconds, "stop each phase after this long (0 = no limit)");
-  app.add_option("--warmup", a.warmup, "seconds at the start of a phase not measured");
-  app.add_option("--threads", a.threads, "client threads")->check(CLI::Range(1, 256));
-  app.add_option("--rate", a.rate, "target ops/s over all threads (0 = unthrottled)");
+      ->check(Within(1, kMaxCount, true));
+  app.add_option("--ops", a.ops, "operations per run phase (default: --records)")
+      ->check(Within(0, kMaxCount, true));
+  app.add_option("--seconds", a.seconds, "stop each phase after this long (0 = no limit)")
+      ->check(Within(0, 1e7, false));
+  app.add_option("--warmup", a.warmup, "seconds at the start of a phase not measured")
+      ->check(Within(0, 1e7, false));
+  app.add_option("--threads", a.threads, "client threads")->check(Within(1, 256, true));
+  app.add_option("--rate", a.rate, "target ops/s over all threads (0 = unthrottled)")
+      ->check(Within(0, 1e9, false));
   app.add_option("--seed", a.seed, "random seed");
-  app.add_option("--key-size", a.key_size, "key bytes (HHZS: 24)");
-  app.add_option("--value-size", a.value_size, "value bytes (HHZS: 1000)");
-  app.add_option("--zipf", a.zipf, "zipfian constant for zipfian requests (default: the workload's)");
+  app.add_option("--key-size", a.key_size, "key bytes (HHZS: 24)")
+      ->check(Within(1, 1 << 16, true));
+  app.add_option("--value-size", a.value_size, "value bytes (HHZS: 1000)")
+      ->check(Within(0, 64 << 20, true));
+  app.add_option("--zipf", a.zipf, "zipfian constant for zipfian requests (default: the workload's)")
+      ->check(Within(0, 100, false));
   app.add_option("--zipf-items", a.zipf_items,
                  "item space of the scrambled zipfian (default: YCSB's 10^10; scaled-down "
                  "experiments divide it too)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--interval", a.interval, "seconds between samples")->check(CLI::PositiveNumber);
+      ->check(Within(0, 1e18, true));
+  app.add_option("--interval", a.interval, "seconds between samples")
+      ->check(Within(0.001, 3600, false));
   app.add_option("--db", a.db, "DB path");
   app.add_option("--json", a.json, "write results here (schema: docs/zsbench.md)");
   app.add_option("--rocksdb-option", a.rocksdb_options, "NAME=VALUE, repeatable");
   app.add_flag("--quiet", a.quiet, "no progress line");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kUsage;  // --help is not an error
+  }
 
   std::vector<std::pair<std::string, std::string>> schemes;
   if (!a.volume.empty()) schemes.emplace_back("default", a.volume);
+  int unnamed = 0;
   for (const std::string& s : a.schemes) {
-    const size_t eq = s.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Fail(fmt::format("--scheme '{}' is not NAME=VOLUME", s));
-    }
-    schemes.emplace_back(s.substr(0, eq), s.substr(eq + 1));
+    auto [name, volume] = SplitScheme(s);
+    if (volume.empty()) return Fail(fmt::format("--scheme '{}' names no volume", s));
+    if (name.empty()) name = ++unnamed == 1 ? "default" : fmt::format("default{}", unnamed);
+    schemes.emplace_back(name, volume);
   }
   if (schemes.empty()) return Fail("give --volume VOLUME or --scheme NAME=VOLUME");
   auto phases = Phases(a);
   if (!phases.ok()) return Fail(std::string(phases.status().message()));
+  if (!a.json.empty()) {
+    if (auto s = CheckWritable(a.json); !s.ok()) return Fail(std::string(s.message()));
+  }
 
   std::vector<SchemeResult> results;
   for (const auto& [name, volume] : schemes) {
@@ -286,6 +364,7 @@ int main(int argc, char** argv) {
     results.push_back(std::move(*r));
   }
   fmt::print("{}{}", zs::zsbench::SummaryTable(results), zs::zsbench::ComparisonTable(results));
+  std::fflush(stdout);  // the failure line below comes last
   if (!a.json.empty()) {
     nlohmann::json args = {{"workload", a.workloads}, {"records", a.records},
                            {"ops", a.ops},           {"threads", a.threads},
@@ -299,6 +378,10 @@ int main(int argc, char** argv) {
     std::ofstream out(a.json);
     out << zs::zsbench::ToJson(results, args).dump(1) << "\n";
     if (!out) return Fail(fmt::format("cannot write {}", a.json));
+  }
+  if (const std::string failed = zs::zsbench::FailureLine(results); !failed.empty()) {
+    fmt::print(stderr, "zsbench: {}\n", failed);
+    return kOpsFailed;
   }
   return 0;
 }

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+
 namespace zonestack::zsbench {
 namespace {
 
@@ -28,6 +31,20 @@ nlohmann::json HistogramJson(const bench::Histogram& h) {
           {"p9999_us", Us(h.Percentile(99.99))}, {"max_us", Us(h.max())}};
 }
 
+// "1200 no space, 3 corruption": counts by kind, most frequent first.
+std::string KindList(const std::map<std::string, uint64_t>& by_kind) {
+  std::vector<std::pair<uint64_t, std::string>> kinds;
+  for (const auto& [kind, n] : by_kind) kinds.emplace_back(n, kind);
+  std::sort(kinds.begin(), kinds.end(), std::greater<>());
+  std::string out;
+  for (const auto& [n, kind] : kinds) {
+    std::string words = kind;
+    std::replace(words.begin(), words.end(), '_', ' ');
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, words);
+  }
+  return out;
+}
+
 nlohmann::json CountersJson(const device::IoCounters& c) {
   return {{"read_ops", c.read_ops}, {"read_bytes", c.read_bytes},
           {"write_ops", c.write_ops}, {"write_bytes", c.write_bytes}};
@@ -49,6 +66,8 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
   j["reads_found"] = p.reads_found;
   j["reads_missed"] = p.reads_missed;
   j["errors"] = p.errors;
+  j["errors_by_kind"] = p.errors_by_kind;
+  j["background_errors"] = p.background_errors;
   if (p.errors) j["first_error"] = p.first_error;
   for (const auto& [t, h] : p.latency_ns) j["latency"][t] = HistogramJson(h);
   j["timeline"] = {{"interval_seconds", p.sample_interval}, {"ops", p.timeline}};
@@ -102,10 +121,45 @@ std::string SummaryTable(const std::vector<SchemeResult>& schemes) {
                            "", d.name, 100 * d.busy_fraction, d.total.write_bytes / kMiB,
                            d.total.read_bytes / kMiB);
       }
-      if (p.errors) out += fmt::format("{:<14}   {} errors, first: {}\n", "", p.errors, p.first_error);
+      if (p.errors) {
+        out += fmt::format("{:<14}   {} failed operations ({}), first: {}\n", "", p.errors,
+                           KindList(p.errors_by_kind), p.first_error);
+      }
+      if (p.background_errors) {
+        out += fmt::format("{:<14}   {} RocksDB background errors (flush or compaction)\n", "",
+                           p.background_errors);
+      }
     }
   }
   return out;
+}
+
+ErrorTotals CountErrors(const std::vector<SchemeResult>& schemes) {
+  ErrorTotals t;
+  for (const SchemeResult& s : schemes) {
+    for (const PhaseResult& p : s.phases) {
+      t.operations += p.errors;
+      for (const auto& [kind, n] : p.errors_by_kind) t.by_kind[kind] += n;
+      t.background += p.background_errors;
+    }
+  }
+  return t;
+}
+
+std::string FailureLine(const std::vector<SchemeResult>& schemes) {
+  const ErrorTotals t = CountErrors(schemes);
+  if (!t.any()) return "";
+  std::string where;
+  for (const SchemeResult& s : schemes) {
+    for (const PhaseResult& p : s.phases) {
+      if (p.errors == 0 && p.background_errors == 0) continue;
+      where += fmt::format("{}{} {}", where.empty() ? "" : ", ", s.name, p.name);
+    }
+  }
+  std::string line = fmt::format("FAILED: {} operation(s) failed", t.operations);
+  if (t.operations) line += fmt::format(" ({})", KindList(t.by_kind));
+  if (t.background) line += fmt::format(", {} RocksDB background error(s)", t.background);
+  return line + fmt::format(" in {}", where);
 }
 
 std::string ComparisonTable(const std::vector<SchemeResult>& schemes) {
@@ -137,6 +191,10 @@ nlohmann::json ToJson(const std::vector<SchemeResult>& schemes, const nlohmann::
   j["format"] = "zsbench-results";
   j["version"] = 1;
   j["args"] = args;
+  const ErrorTotals t = CountErrors(schemes);
+  j["errors"] = {{"operations", t.operations},
+                 {"by_kind", t.by_kind},
+                 {"background", t.background}};
   j["schemes"] = nlohmann::json::array();
   for (const SchemeResult& s : schemes) {
     nlohmann::json sj = {{"name", s.name}, {"volume", s.volume}, {"phases", nlohmann::json::array()}};

@@ -62,8 +62,22 @@ class Pacer {
 struct ThreadResult {
   std::map<std::string, bench::Histogram> latency;
   uint64_t user_bytes = 0, found = 0, missed = 0, errors = 0;
+  std::map<std::string, uint64_t> errors_by_kind;
   std::string first_error;
 };
+
+// Counts a failed operation; NotFound is an answer, not a failure.
+void CheckStatus(const rocksdb::Status& st, ThreadResult* out) {
+  if (st.ok() || st.IsNotFound()) return;
+  if (out->errors++ == 0) out->first_error = st.ToString();
+  ++out->errors_by_kind[ErrorKind(st)];
+}
+
+uint64_t BackgroundErrors(rocksdb::DB* db) {
+  uint64_t n = 0;
+  db->GetIntProperty("rocksdb.background-errors", &n);
+  return n;
+}
 
 // Everything client threads share in a phase.
 struct PhaseState {
@@ -113,21 +127,16 @@ class Client {
     return value_;
   }
 
-  void Check(const rocksdb::Status& st, ThreadResult* out) {
-    if (st.ok() || st.IsNotFound()) return;
-    if (out->errors++ == 0) out->first_error = st.ToString();
-  }
-
   void Put(const std::string& key, ThreadResult* out) {
     const std::string& v = Value();
-    Check(s_->db->Put(rocksdb::WriteOptions(), key, v), out);
+    CheckStatus(s_->db->Put(rocksdb::WriteOptions(), key, v), out);
     out->user_bytes += key.size() + v.size();
   }
 
   void Get(const std::string& key, ThreadResult* out) {
     std::string v;
     rocksdb::Status st = s_->db->Get(rocksdb::ReadOptions(), key, &v);
-    Check(st, out);
+    CheckStatus(st, out);
     (st.ok() ? out->found : out->missed)++;
   }
 
@@ -135,7 +144,7 @@ class Client {
     std::unique_ptr<rocksdb::Iterator> it(s_->db->NewIterator(rocksdb::ReadOptions()));
     int64_t n = 0;
     for (it->Seek(key); it->Valid() && n < length; it->Next()) ++n;
-    Check(it->status(), out);
+    CheckStatus(it->status(), out);
   }
 
   std::string Ycsb(bench::OperationChooser& c, ThreadResult* out) {
@@ -185,7 +194,9 @@ class Client {
   bench::KeyFormat key_format_;
 };
 
-// db_bench's readseq: one thread iterates the whole DB.
+// db_bench's readseq: one thread iterates the whole DB. An iterator stops
+// (Valid() false) at the end and at an error alike; only its status tells
+// a corrupt block from the end of a shorter DB.
 void ReadSeq(PhaseState* s, ThreadResult* out) {
   std::unique_ptr<rocksdb::Iterator> it(s->db->NewIterator(rocksdb::ReadOptions()));
   Clock::time_point t0 = Clock::now();
@@ -197,9 +208,27 @@ void ReadSeq(PhaseState* s, ThreadResult* out) {
     s->measured.fetch_add(1);
     t0 = Clock::now();
   }
+  CheckStatus(it->status(), out);
 }
 
 }  // namespace
+
+std::string ErrorKind(const rocksdb::Status& status) {
+  if (status.IsNoSpace()) return "no_space";
+  switch (status.code()) {
+    case rocksdb::Status::kCorruption: return "corruption";
+    case rocksdb::Status::kIOError: return "io_error";
+    case rocksdb::Status::kBusy: return "busy";
+    case rocksdb::Status::kTimedOut: return "timed_out";
+    case rocksdb::Status::kIncomplete: return "incomplete";
+    case rocksdb::Status::kInvalidArgument: return "invalid_argument";
+    case rocksdb::Status::kNotSupported: return "not_supported";
+    case rocksdb::Status::kAborted: return "aborted";
+    case rocksdb::Status::kTryAgain: return "try_again";
+    case rocksdb::Status::kShutdownInProgress: return "shutdown";
+    default: return "other";
+  }
+}
 
 double PhaseResult::write_amplification() const {
   if (devices.empty() || user_bytes_written == 0) return 0;
@@ -263,6 +292,7 @@ absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
     for (const auto& [n, t] : Tickers()) tickers_before[n] = stats->getTickerCount(t);
   }
 
+  const uint64_t background_errors_before = BackgroundErrors(db);
   PhaseState state;
   state.spec = &spec;
   state.db = db;
@@ -339,7 +369,9 @@ absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
     result.reads_missed += r.missed;
     if (result.errors == 0 && r.errors > 0) result.first_error = r.first_error;
     result.errors += r.errors;
+    for (const auto& [kind, n] : r.errors_by_kind) result.errors_by_kind[kind] += n;
   }
+  result.background_errors = BackgroundErrors(db) - background_errors_before;
   if (volume) {
     for (size_t i = 0; i < volume->devices().size(); ++i) {
       const auto& d = volume->devices()[i];

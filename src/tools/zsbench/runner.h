@@ -50,8 +50,14 @@ struct PhaseResult {
   std::vector<uint64_t> timeline;  // operations finished in each interval
   uint64_t user_bytes_written = 0;  // keys + values put
   uint64_t reads_found = 0, reads_missed = 0;
+  // Operations that failed with an error (a read that finds nothing is not
+  // one), by kind (ErrorKind), and the first one's message.
   uint64_t errors = 0;
+  std::map<std::string, uint64_t> errors_by_kind;
   std::string first_error;
+  // Flush and compaction errors RocksDB met in the background over the
+  // phase ("rocksdb.background-errors"); writes may still have succeeded.
+  uint64_t background_errors = 0;
   std::vector<DeviceDelta> devices;  // empty for RocksDB's default FS
   std::vector<VolumeSample> samples;
   std::vector<std::vector<double>> zone_utilization;  // at the end of the phase
@@ -64,6 +70,10 @@ struct PhaseResult {
   // Device bytes written over user bytes written; 0 without devices.
   double write_amplification() const;
 };
+
+// A failed status's kind as zsbench reports it: "no_space", "corruption",
+// "io_error", "busy", "timed_out", "incomplete", ... or "other".
+std::string ErrorKind(const rocksdb::Status& status);
 
 // Runs `spec` on `db`. `volume` (may be null) is sampled; `stats` (may be
 // null) gives RocksDB's tickers.

@@ -1,0 +1,67 @@
+// Device URI query parameters: a value that does not fit, carries a sign
+// or junk, or is empty must be an error naming the parameter, never a
+// device other than the one asked for.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "device/zoned_device.h"
+#include "device_test_util.h"
+
+namespace zonestack::device {
+namespace {
+
+using testing_util::Contains;
+
+constexpr char kBase[] = "emu:zn540?scale=1/256&timing=none";
+
+// Expects `uri` to be refused with a message naming `param`.
+void ExpectRefused(const std::string& uri, const std::string& param) {
+  auto dev = OpenDevice(uri);
+  ASSERT_FALSE(dev.ok()) << uri << " opened a device of " << (*dev)->info().num_zones
+                         << " zones";
+  EXPECT_EQ(dev.status().code(), absl::StatusCode::kInvalidArgument) << dev.status();
+  EXPECT_TRUE(Contains(dev.status(), param)) << dev.status();
+}
+
+TEST(DeviceUriTest, ValidCountsOpenTheDeviceAskedFor) {
+  auto dev = OpenDevice(std::string(kBase) + "&zones=8&max_open=4&max_active=6");
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  EXPECT_EQ((*dev)->info().num_zones, 8u);
+  EXPECT_EQ((*dev)->info().max_open_zones, 4u);
+  EXPECT_EQ((*dev)->info().max_active_zones, 6u);
+}
+
+TEST(DeviceUriTest, ZonesBeyondTwoToThe32DoNotWrap) {
+  // 2^32 + 8 once became 8 zones.
+  ExpectRefused(std::string(kBase) + "&zones=4294967304", "zones");
+}
+
+TEST(DeviceUriTest, CountsThatDoNotFitAreRefused) {
+  ExpectRefused(std::string(kBase) + "&zones=8&max_open=4294967297", "max_open");
+  ExpectRefused(std::string(kBase) + "&zones=8&max_active=4294967297", "max_active");
+  ExpectRefused(std::string(kBase) + "&zones=8&conv=4294967297", "conv");
+  ExpectRefused(std::string(kBase) + "&zones=99999999999999999999", "zones");
+}
+
+TEST(DeviceUriTest, AbsurdZoneCountIsRefusedBeforeAllocating) {
+  ExpectRefused(std::string(kBase) + "&zones=4000000000", "zones");
+}
+
+TEST(DeviceUriTest, SignsSpacesAndJunkAreRefused) {
+  for (const char* v : {"-8", "+8", " 8", "8 ", "8x", "0x10", "1e3", ""}) {
+    ExpectRefused(std::string(kBase) + "&zones=" + v, "zones");
+  }
+  ExpectRefused("emu:st14000nm0007?scale=1/2048&timing=none&write_cache=-1", "write_cache");
+}
+
+TEST(DeviceUriTest, EmptyFileIsAnErrorNotAnInMemoryDevice) {
+  ExpectRefused(std::string(kBase) + "&zones=8&file=", "file");
+}
+
+TEST(DeviceUriTest, ParameterGivenTwiceIsRefused) {
+  ExpectRefused(std::string(kBase) + "&zones=8&zones=16", "zones");
+}
+
+}  // namespace
+}  // namespace zonestack::device

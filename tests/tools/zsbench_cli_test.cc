@@ -1,0 +1,91 @@
+// zsbench as a user runs it: its exit status tells the truth (0 only if
+// every operation succeeded, 1 if some failed, 2 for bad usage), bad
+// numbers are refused before anything runs, and VOLUME URIs keep their own
+// '=' signs.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "run_tool.h"
+
+namespace zonestack::tools_test {
+namespace {
+
+constexpr char kVolume[] = "zonestack://emu:zn540?zones=16&scale=1/256&timing=none";
+
+ToolRun Zsbench(const std::string& args, int seconds = 20) {
+  return RunTool(ZSBENCH_BIN, args + " --quiet", seconds);
+}
+
+// A tiny run; `extra` may name the workload, fillseq if not.
+std::string Small(const std::string& extra) {
+  const bool workload = extra.find("--workload") != std::string::npos;
+  return "--volume " + Quote(kVolume) + (workload ? " " : " --workload fillseq ") + extra;
+}
+
+TEST(ZsbenchCliTest, NegativeAndAbsurdNumbersAreUsageErrors) {
+  // Once: --value-size -1 aborted with std::length_error, --ops -5 ran
+  // forever, --records -5 printed DBL_MAX in 300 digits.
+  const struct {
+    const char* args;
+    const char* flag;
+  } cases[] = {{"--records 50 --value-size -1", "--value-size"},
+               {"--records 50 --workload readrandom --ops -5", "--ops"},
+               {"--records -5", "--records"},
+               {"--records 0", "--records"},
+               {"--records 50 --key-size -3", "--key-size"},
+               {"--records 50 --threads 0", "--threads"},
+               {"--records 50 --interval 0", "--interval"},
+               {"--records 50 --seconds -1", "--seconds"},
+               {"--records 50 --rate -1", "--rate"},
+               {"--records 50 --zipf-items -1", "--zipf-items"},
+               {"--records 50 --value-size 99999999999", "--value-size"},
+               {"--records 5000000000000", "--records"}};
+  for (const auto& c : cases) {
+    const ToolRun r = Zsbench(Small(c.args), 10);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << Describe(r);
+    EXPECT_NE(r.err.find(c.flag), std::string::npos) << c.args << "\n" << Describe(r);
+    EXPECT_LT(r.err.size(), 300u) << c.args << ": not a clear message\n" << Describe(r);
+    EXPECT_TRUE(r.out.empty()) << c.args << ": it ran\n" << Describe(r);
+  }
+}
+
+TEST(ZsbenchCliTest, SchemeUriWithoutNameKeepsItsEqualsSigns) {
+  const ToolRun r = Zsbench("--scheme " + Quote(kVolume) + " --workload fillseq --records 200");
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("default"), std::string::npos) << Describe(r);
+  // A device URI without the zonestack:// prefix too.
+  const ToolRun bare = Zsbench(
+      "--scheme 'emu:zn540?zones=16&scale=1/256&timing=none' --workload fillseq --records 200");
+  EXPECT_EQ(bare.exit_code, 0) << Describe(bare);
+  const ToolRun named =
+      Zsbench("--scheme " + Quote(std::string("mine=") + kVolume) +
+              " --workload fillseq --records 200");
+  ASSERT_EQ(named.exit_code, 0) << Describe(named);
+  EXPECT_NE(named.out.find("mine"), std::string::npos) << Describe(named);
+}
+
+TEST(ZsbenchCliTest, UnwritableJsonFailsBeforeTheRun) {
+  const ToolRun r = Zsbench(Small("--records 2000 --json /nonexistent-dir/out.json"));
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("/nonexistent-dir/out.json"), std::string::npos) << Describe(r);
+  EXPECT_TRUE(r.out.empty()) << "the run started before the check\n" << Describe(r);
+}
+
+TEST(ZsbenchCliTest, FailedOperationsExitOneAndSayWhich) {
+  // 8 zones of 2 MiB cannot hold 20 MB of values twice over (WAL and SSTs).
+  const std::string tiny = "zonestack://emu:zn540?zones=8&scale=1/1024&timing=none";
+  const std::string json = ::testing::TempDir() + "/full.json";
+  const ToolRun r = Zsbench("--volume " + Quote(tiny) +
+                            " --workload fillseq --records 20000 --value-size 1000"
+                            " --rocksdb-option write_buffer_size=1048576 --json " + Quote(json));
+  ASSERT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.err.find("FAILED"), std::string::npos) << Describe(r);
+  EXPECT_NE(r.err.find("no space"), std::string::npos) << Describe(r);
+  EXPECT_NE(r.out.find("failed operations"), std::string::npos) << Describe(r);
+  const std::string j = ReadAll(json);
+  EXPECT_NE(j.find("\"no_space\""), std::string::npos) << j.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace zonestack::tools_test

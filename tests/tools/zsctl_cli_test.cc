@@ -1,0 +1,114 @@
+// zsctl as a user runs it on a file-backed volume: -d takes one URI each
+// (a path after it is the command's), --volume takes the URIs and config
+// files zsbench takes, rm and rmdir delete through the volume, and df says
+// why "no space" can come while it shows free bytes.
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "device/zoned_device.h"
+#include "run_tool.h"
+#include "zfs/volume.h"
+
+namespace zonestack::tools_test {
+namespace {
+
+class ZsctlCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           ("zsctl_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    uri_ = "emu:zn540?zones=16&scale=1/256&timing=none&file=" + (dir_ / "ssd.img").string();
+    // A volume with /db/a, /db/b (300 KiB each) and an empty /db/old.
+    std::shared_ptr<device::ZonedDevice> dev;
+    {
+      auto d = device::OpenDevice(uri_);
+      ASSERT_TRUE(d.ok()) << d.status();
+      dev = std::move(*d);
+    }
+    ASSERT_TRUE(zfs::Volume::Format({dev}).ok());
+    auto vol = zfs::Volume::Mount({dev});
+    ASSERT_TRUE(vol.ok()) << vol.status();
+    ASSERT_TRUE((*vol)->CreateDir("/db").ok());
+    ASSERT_TRUE((*vol)->CreateDir("/db/old").ok());
+    const std::vector<uint8_t> data(300 << 10, 7);
+    for (const char* name : {"/db/a", "/db/b"}) {
+      auto f = (*vol)->Create(name, {});
+      ASSERT_TRUE(f.ok()) << f.status();
+      ASSERT_TRUE((*f)->Append(data).ok());
+      ASSERT_TRUE((*f)->Close().ok());
+    }
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  ToolRun Zsctl(const std::string& args) { return RunTool(ZSCTL_BIN, args); }
+  std::string D() const { return "-d " + Quote(uri_); }
+
+  std::filesystem::path dir_;
+  std::string uri_;
+};
+
+TEST_F(ZsctlCliTest, PathAfterDeviceIsNotTakenForADevice) {
+  const ToolRun r = Zsctl("ls " + D() + " /db");
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("/db/a"), std::string::npos) << Describe(r);
+}
+
+TEST_F(ZsctlCliTest, VolumeUriOrConfigFileNamesTheDevices) {
+  const ToolRun uri = Zsctl("ls --volume " + Quote("zonestack://" + uri_) + " /db");
+  ASSERT_EQ(uri.exit_code, 0) << Describe(uri);
+  EXPECT_NE(uri.out.find("/db/b"), std::string::npos) << Describe(uri);
+
+  const std::string config = (dir_ / "volume.json").string();
+  std::ofstream(config) << "{\"devices\": [\"" << uri_ << "\"]}\n";
+  const ToolRun file = Zsctl("ls --volume " + Quote(config) + " /db");
+  ASSERT_EQ(file.exit_code, 0) << Describe(file);
+  EXPECT_NE(file.out.find("/db/b"), std::string::npos) << Describe(file);
+
+  const ToolRun both = Zsctl("ls " + D() + " --volume " + Quote(config));
+  EXPECT_EQ(both.exit_code, 1) << Describe(both);
+  EXPECT_NE(both.err.find("not both"), std::string::npos) << Describe(both);
+}
+
+TEST_F(ZsctlCliTest, RmDeletesFilesAndFreesTheirSpace) {
+  const ToolRun rm = Zsctl("rm " + D() + " /db/a");
+  ASSERT_EQ(rm.exit_code, 0) << Describe(rm);
+  const ToolRun ls = Zsctl("ls -r " + D());
+  ASSERT_EQ(ls.exit_code, 0) << Describe(ls);
+  EXPECT_EQ(ls.out.find("/db/a\n"), std::string::npos) << Describe(ls);
+  EXPECT_NE(ls.out.find("/db/b"), std::string::npos) << Describe(ls);
+  const ToolRun fsck = Zsctl("fsck " + D());
+  EXPECT_EQ(fsck.exit_code, 0) << Describe(fsck);
+
+  // A missing file is an error; the other paths are still deleted.
+  const ToolRun missing = Zsctl("rm " + D() + " /db/nope /db/b");
+  EXPECT_EQ(missing.exit_code, 1) << Describe(missing);
+  EXPECT_NE(missing.err.find("/db/nope"), std::string::npos) << Describe(missing);
+  EXPECT_NE(missing.out.find("removed 1 file"), std::string::npos) << Describe(missing);
+
+  // A directory needs -r (or rmdir when empty).
+  EXPECT_EQ(Zsctl("rm " + D() + " /db").exit_code, 1);
+  const ToolRun rmdir = Zsctl("rmdir " + D() + " /db/old");
+  EXPECT_EQ(rmdir.exit_code, 0) << Describe(rmdir);
+  const ToolRun all = Zsctl("rm -r " + D() + " /db");
+  EXPECT_EQ(all.exit_code, 0) << Describe(all);
+  const ToolRun empty = Zsctl("ls -r " + D());
+  EXPECT_EQ(empty.out, "") << Describe(empty);
+}
+
+TEST_F(ZsctlCliTest, DfSaysWhyNoSpaceCanComeWithFreeBytes) {
+  const ToolRun r = Zsctl("df " + D());
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("tails MiB"), std::string::npos) << Describe(r);
+  EXPECT_NE(r.out.find("dead MiB"), std::string::npos) << Describe(r);
+  EXPECT_NE(r.out.find("\"no space\""), std::string::npos) << Describe(r);
+}
+
+}  // namespace
+}  // namespace zonestack::tools_test
