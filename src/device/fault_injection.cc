@@ -17,7 +17,7 @@ namespace {
 absl::Status BadFault(absl::string_view spec, const std::string& why) {
   return absl::InvalidArgumentError(absl::StrCat(
       "fault '", spec, "': ", why,
-      " (faults: KIND[@OPT,...] joined by '+'; KIND read_error, write_error, read_only, "
+      " (faults: none, or KIND[@OPT,...] joined by '+'; KIND read_error, write_error, read_only, "
       "offline; OPT zone:N or zone:A-B, after:N, prob:P, seed:S, count:N, "
       "on:read|write|any)"));
 }
@@ -123,6 +123,7 @@ const char* ToString(FaultKind k) {
 
 absl::StatusOr<std::vector<FaultSpec>> ParseFaults(absl::string_view text) {
   std::vector<FaultSpec> out;
+  if (text == "none") return out;
   for (absl::string_view spec : absl::StrSplit(text, '+')) {
     auto f = ParseOne(spec);
     if (!f.ok()) return f.status();

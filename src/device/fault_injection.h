@@ -52,7 +52,8 @@ struct FaultSpec {
 
 const char* ToString(FaultKind k);
 
-// Parses a fault list: SPEC[+SPEC...], SPEC = KIND[@OPT,OPT...], KIND one of
+// Parses a fault list: "none" (a device to arm later with AddFault), or
+// SPEC[+SPEC...], SPEC = KIND[@OPT,OPT...], KIND one of
 // read_error, write_error, read_only, offline; OPT one of zone:N,
 // zone:A-B, after:N, prob:P, seed:S, count:N (0 = no limit), on:read|write|any.
 // InvalidArgument names what is wrong.

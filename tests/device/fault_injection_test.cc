@@ -49,10 +49,16 @@ TEST(FaultParseTest, ReadsEveryOption) {
   EXPECT_EQ((*f)[1].count, 0u);
 }
 
+TEST(FaultParseTest, NoneArmsNothing) {
+  auto f = ParseFaults("none");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_TRUE(f->empty());
+}
+
 TEST(FaultParseTest, RejectsWhatItCannotRead) {
   for (const char* bad : {"", "melt", "read_error@zone:x", "read_error@zone:5-2",
                           "write_error@prob:2", "read_error@on:write", "offline@on:sometimes",
-                          "read_only@colour:red", "read_error@after:-1"}) {
+                          "read_only@colour:red", "read_error@after:-1", "none+offline"}) {
     auto f = ParseFaults(bad);
     EXPECT_TRUE(absl::IsInvalidArgument(f.status())) << bad << ": " << f.status();
   }
