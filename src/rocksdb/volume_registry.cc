@@ -52,21 +52,6 @@ absl::Status WithContext(const absl::Status& s, const std::string& key) {
   return absl::Status(s.code(), absl::StrCat("volume on '", key, "': ", s.message()));
 }
 
-// True if no sequential zone of any device has been written. Conventional
-// zones have no write pointer and cannot tell.
-absl::StatusOr<bool> AllBlank(const DeviceList& devices) {
-  for (const auto& dev : devices) {
-    auto zones = dev->ReportZones(0, dev->info().num_zones);
-    if (!zones.ok()) return zones.status();
-    for (const device::ZoneInfo& z : *zones) {
-      if (z.type != device::ZoneType::kConventional && z.state != device::ZoneState::kEmpty) {
-        return false;
-      }
-    }
-  }
-  return true;
-}
-
 absl::StatusOr<std::unique_ptr<zfs::Volume>> FormatAndMount(const ZoneStackConfig& config,
                                                             const DeviceList& devices,
                                                             const zfs::MountOptions& options) {
@@ -80,13 +65,14 @@ absl::StatusOr<std::unique_ptr<zfs::Volume>> FormatAndMount(const ZoneStackConfi
       mounted.status().code() != absl::StatusCode::kNotFound) {
     return mounted;
   }
-  auto blank = AllBlank(devices);
-  if (!blank.ok()) return blank.status();
-  if (!*blank) {
+  // Mount names only the first member it could not use; a sibling may
+  // still carry a label, and no member of an existing volume is formatted
+  // without "always".
+  const zfs::VolumeProbe probe = zfs::Volume::Probe(devices);
+  if (!probe.AllBlank()) {
     return absl::FailedPreconditionError(absl::StrCat(
-        "no ZoneStack volume found (", mounted.status().message(),
-        ") but the devices hold data; refusing to erase them with format "
-        "\"if-needed\" (use \"always\" to erase)"));
+        "no ZoneStack volume could be mounted (", mounted.status().message(), ") but ",
+        probe.DescribeNonBlank(), "; refusing to format with \"if-needed\" (use \"always\" to erase)"));
   }
   if (auto s = zfs::Volume::Format(devices); !s.ok()) return s;
   return zfs::Volume::Mount(devices, options);

@@ -24,8 +24,9 @@ class SsdSecondaryCache;
 // Forget), formatted as config.format says, and mounted with
 // config.placement, or with the scheme config.scheme names (which the
 // registry keeps: FindScheme). kIfNeeded formats only when Mount reports NotFound (no
-// ZoneStack label) and every sequential zone of every device is empty, so a
-// device holding foreign data is never erased. Formatting happens only
+// ZoneStack label) and zfs::Volume::Probe finds every device blank, so a
+// device holding foreign data, or a member of an existing volume whose
+// sibling is missing or blank, is never erased. Formatting happens only
 // here, never when a mounted volume is reused.
 // Errors: FailedPrecondition if the volume is mounted with another
 // placement or scheme (PlacementKey) or a device belongs to another mounted
