@@ -39,6 +39,7 @@ TEST(ZsbenchCliTest, NegativeAndAbsurdNumbersAreUsageErrors) {
                {"--records 50 --seconds -1", "--seconds"},
                {"--records 50 --rate -1", "--rate"},
                {"--records 50 --zipf-items -1", "--zipf-items"},
+               {"--records 50 --seed -1", "--seed"},
                {"--records 50 --value-size 99999999999", "--value-size"},
                {"--records 5000000000000", "--records"}};
   for (const auto& c : cases) {
@@ -63,6 +64,9 @@ TEST(ZsbenchCliTest, SchemeUriWithoutNameKeepsItsEqualsSigns) {
               " --workload fillseq --records 200");
   ASSERT_EQ(named.exit_code, 0) << Describe(named);
   EXPECT_NE(named.out.find("mine"), std::string::npos) << Describe(named);
+  const ToolRun empty = Zsbench("--scheme " + Quote(std::string("=") + kVolume));
+  EXPECT_EQ(empty.exit_code, 2) << Describe(empty);
+  EXPECT_NE(empty.err.find("NAME before '=' is empty"), std::string::npos) << Describe(empty);
 }
 
 TEST(ZsbenchCliTest, UnwritableJsonFailsBeforeTheRun) {
@@ -75,7 +79,7 @@ TEST(ZsbenchCliTest, UnwritableJsonFailsBeforeTheRun) {
 TEST(ZsbenchCliTest, FailedOperationsExitOneAndSayWhich) {
   // 8 zones of 2 MiB cannot hold 20 MB of values twice over (WAL and SSTs).
   const std::string tiny = "zonestack://emu:zn540?zones=8&scale=1/1024&timing=none";
-  const std::string json = ::testing::TempDir() + "/full.json";
+  const std::string json = ::testing::TempDir() + "/full_" + std::to_string(::getpid()) + ".json";
   const ToolRun r = Zsbench("--volume " + Quote(tiny) +
                             " --workload fillseq --records 20000 --value-size 1000"
                             " --rocksdb-option write_buffer_size=1048576 --json " + Quote(json));

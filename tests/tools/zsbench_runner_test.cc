@@ -1,7 +1,9 @@
 // zsbench's runner end to end on an instant emulated volume: the load
 // phase inserts every record, the run phase finds every key it reads (so
-// load and run name keys alike), proportions and metrics are filled in.
+// load and run name keys alike), proportions and metrics are filled in;
+// failed operations are counted by kind, readseq's included.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -107,7 +109,8 @@ TEST_F(ZsbenchRunnerTest, JsonCarriesTheDocumentedFields) {
 // iterator stops early either way, and only its status says the DB is not
 // merely shorter.
 TEST(ZsbenchReadSeqTest, CorruptionIsAnErrorNotAShorterDb) {
-  const std::string path = ::testing::TempDir() + "/readseq_corruption_db";
+  const std::string path =
+      ::testing::TempDir() + "/readseq_corruption_db_" + std::to_string(::getpid());
   rocksdb::Options o;
   o.create_if_missing = true;
   o.compression = rocksdb::kNoCompression;

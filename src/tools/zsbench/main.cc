@@ -82,14 +82,14 @@ CLI::Validator Within(double min, double max, bool whole) {
 // Counts beyond this would run for days even at a million ops/s.
 constexpr double kMaxCount = 1e12;
 
-// --scheme NAME=VOLUME or just VOLUME. NAME is a plain word, so the '=' of
-// a URI's own query ("zonestack://emu:zn540?zones=24") is not taken for
-// the separator.
+// --scheme NAME=VOLUME or just VOLUME. NAME holds none of ":/?&;", so the
+// '=' of a URI's own query ("zonestack://emu:zn540?zones=24") is not taken
+// for the separator.
 std::pair<std::string, std::string> SplitScheme(const std::string& arg) {
   const size_t eq = arg.find('=');
   if (eq == std::string::npos || eq == 0) return {"", arg};
   const std::string name = arg.substr(0, eq);
-  const bool word = name.find_first_of(":/?&;.") == std::string::npos;
+  const bool word = name.find_first_of(":/?&;") == std::string::npos;
   return word ? std::make_pair(name, arg.substr(eq + 1)) : std::make_pair(std::string(), arg);
 }
 
@@ -318,7 +318,7 @@ int main(int argc, char** argv) {
   app.add_option("--threads", a.threads, "client threads")->check(Within(1, 256, true));
   app.add_option("--rate", a.rate, "target ops/s over all threads (0 = unthrottled)")
       ->check(Within(0, 1e9, false));
-  app.add_option("--seed", a.seed, "random seed");
+  app.add_option("--seed", a.seed, "random seed")->check(Within(0, 1e18, true));
   app.add_option("--key-size", a.key_size, "key bytes (HHZS: 24)")
       ->check(Within(1, 1 << 16, true));
   app.add_option("--value-size", a.value_size, "value bytes (HHZS: 1000)")
@@ -345,6 +345,9 @@ int main(int argc, char** argv) {
   if (!a.volume.empty()) schemes.emplace_back("default", a.volume);
   int unnamed = 0;
   for (const std::string& s : a.schemes) {
+    if (s.starts_with("=")) {
+      return Fail(fmt::format("--scheme '{}': the NAME before '=' is empty", s));
+    }
     auto [name, volume] = SplitScheme(s);
     if (volume.empty()) return Fail(fmt::format("--scheme '{}' names no volume", s));
     if (name.empty()) name = ++unnamed == 1 ? "default" : fmt::format("default{}", unnamed);
