@@ -79,5 +79,31 @@ TEST_F(FileDamageTest, EmptyFileBecomesANewDevice) {
   EXPECT_GE(FileSize(), 8 * (uint64_t{8} << 20));  // 8 zones of 8 MiB
 }
 
+// Version 1 files grew as they were written and had no cached write
+// pointers: one is opened as it was, then extended and marked version 2.
+TEST_F(FileDamageTest, Version1FileIsUpgradedInPlace) {
+  MakeDevice();  // zone 2's record: durable write pointer at 2 blocks
+  const uint64_t whole = FileSize();
+  const uint64_t zone_bytes = 8 << 20;
+  {
+    std::fstream f(Path(), std::ios::in | std::ios::out | std::ios::binary);
+    const uint32_t v1 = 1;
+    f.seekp(8);
+    f.write(reinterpret_cast<const char*>(&v1), sizeof v1);
+    const uint64_t zero = 0;
+    for (uint32_t zone = 0; zone < 8; ++zone) {  // version 1 left these zero
+      f.seekp(4096 + zone * 32 + 24);
+      f.write(reinterpret_cast<const char*>(&zero), sizeof zero);
+    }
+  }
+  // As version 1 left it: ending after the last block written (zone 2's).
+  ASSERT_EQ(truncate(Path().c_str(), static_cast<off_t>(whole - 5 * zone_bytes)), 0);
+  Open();
+  EXPECT_EQ(Written(2), 2 * kBlock);
+  EXPECT_EQ(ReadBytes(dev_->ZoneStart(2), 2 * kBlock), Pattern(2 * kBlock, 1));
+  dev_.reset();
+  EXPECT_EQ(FileSize(), whole);
+}
+
 }  // namespace
 }  // namespace zonestack::device
