@@ -42,9 +42,10 @@ class SstHints {
   absl::flat_hash_map<std::string, policy::FileHint> hints_ ABSL_GUARDED_BY(mu_);
 };
 
-// Appends go straight to zfs, which buffers until a block fills or Sync,
-// so Flush has nothing to do. Used by one thread at a time (RocksDB's
-// contract for FSWritableFile).
+// Appends go straight to zfs, which buffers until a block fills; Sync is
+// zfs's (survives a power cut), and so is Flush for the WAL and MANIFEST
+// (survives a crash of the process; zs_files.cc says why only those).
+// Used by one thread at a time (RocksDB's contract for FSWritableFile).
 class ZsWritableFile : public rocksdb::FSWritableFile {
  public:
   // `sst_hints`, if not null, learns the hint of an SST whenever it changes.

@@ -47,10 +47,16 @@ class ZoneWritableFile : public WritableFile {
     return absl::OkStatus();
   }
 
+  absl::Status Flush() override {
+    if (closed_) return absl::OkStatus();
+    if (auto s = WriteOut(/*pad=*/true); !s.ok()) return s;
+    return vol_->SyncFile(*file_, /*durable=*/false);
+  }
+
   absl::Status Sync() override {
     if (closed_) return absl::OkStatus();
     if (auto s = WriteOut(/*pad=*/true); !s.ok()) return s;
-    return vol_->SyncFile(*file_);
+    return vol_->SyncFile(*file_, /*durable=*/true);
   }
 
   absl::Status Close() override {
@@ -224,7 +230,7 @@ void VolumeImpl::AddExtent(FileMeta& file, const Lease& lease, uint64_t offset,
   file.size += length;
 }
 
-absl::Status VolumeImpl::SyncFile(FileMeta& file) {
+absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable) {
   // Data first: every device holding unsynced extents is flushed before the
   // record that makes them part of the file.
   std::vector<Extent> fresh;
@@ -233,7 +239,15 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file) {
     absl::ReaderMutexLock fl(&file.mu);
     if (file.extents.size() == file.persisted_extents &&
         (file.extents.empty() || file.extents.back().length == file.persisted_last_len)) {
-      return absl::OkStatus();  // nothing new
+      // Nothing new to log; a Sync after a Flush makes the Flush's record
+      // and data durable.
+      if (!durable || !file.flushed_unsynced) return absl::OkStatus();
+      if (auto s = FlushPendingDevices(); !s.ok()) return s;
+      if (auto s = members_[label_.meta_device].dev->Flush({IoClass::kMetadata}); !s.ok()) {
+        return s;
+      }
+      file.flushed_unsynced = false;
+      return absl::OkStatus();
     }
     if (file.persisted_extents > 0) {
       const Extent& last = file.extents[file.persisted_extents - 1];
@@ -246,7 +260,11 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file) {
   }
   std::set<uint32_t> devices;
   for (const Extent& x : fresh) devices.insert(x.device);
+  // A Flush's record is not flushed, but it may become durable with a
+  // later record's flush; its data must be durable before that happens
+  // (Commit flushes the devices marked here first).
   for (uint32_t d : devices) {
+    if (!durable) continue;
     if (auto s = members_[d].dev->Flush({IoClass::kWal}); !s.ok()) return s;
   }
   // Only this file's writer appends to it, and relocation skips files open
@@ -264,7 +282,11 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file) {
   rec.lifetime = file.hint.lifetime;
   rec.level = file.hint.level;
   rec.extents = std::move(fresh);
-  if (auto s = Commit({{.type = OpType::kAppendFile, .file = rec}}); !s.ok()) return s;
+  if (!durable) {
+    for (uint32_t d : devices) flush_pending_[d] = true;
+  }
+  if (auto s = Commit({{.type = OpType::kAppendFile, .file = rec}}, durable); !s.ok()) return s;
+  file.flushed_unsynced = !durable;
   file.mtime_us = rec.mtime_us;
   absl::ReaderMutexLock fl(&file.mu);
   file.persisted_extents = file.extents.size();

@@ -287,7 +287,9 @@ absl::Status MetadataLog::Roll(const SnapshotFn& snapshot) {
   if (auto s = dev_->ResetZone(zone, kMeta); !s.ok()) return s;
   auto header = EncodeLogZoneHeader({id_, sequence_}, bs);
   if (auto s = dev_->Write(dev_->ZoneStart(zone), header, kMeta); !s.ok()) return s;
-  if (auto s = WriteRecord({RecordType::kSnapshot, snapshot()}); !s.ok()) {
+  auto state = snapshot();
+  if (!state.ok()) return state.status();
+  if (auto s = WriteRecord({RecordType::kSnapshot, std::move(*state)}); !s.ok()) {
     if (s.code() != absl::StatusCode::kResourceExhausted) return s;  // a device error
     return absl::ResourceExhaustedError(absl::StrCat(
         "metadata snapshot does not fit in one metadata zone: ", s.message()));

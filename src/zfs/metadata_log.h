@@ -23,7 +23,7 @@ namespace zonestack::zfs {
 // Not thread-safe: the volume serializes calls.
 class MetadataLog {
  public:
-  using SnapshotFn = std::function<std::vector<Op>()>;
+  using SnapshotFn = std::function<absl::StatusOr<std::vector<Op>>()>;
 
   // Writes an empty log (sequence 1, empty snapshot) into zones[0] and
   // resets the others.

@@ -36,7 +36,7 @@ absl::Status VolumeImpl::RewriteLog() {
   std::vector<Op> state = Snapshot();
   for (Op& op : pending_) state.push_back(std::move(op));
   pending_.clear();
-  return log_->Rewrite([&state] { return state; });
+  return log_->Rewrite([&state]() -> absl::StatusOr<std::vector<Op>> { return state; });
 }
 
 void VolumeImpl::DropBrokenFiles(RepairReport* report) {

@@ -207,6 +207,7 @@ VolumeImpl::VolumeImpl(std::vector<Member> members, const Label& label,
                        const MountOptions& options)
     : members_(std::move(members)), label_(label), options_(options) {
   for (const Member& m : members_) devices_.push_back(m.dev);
+  flush_pending_.assign(members_.size(), false);
 }
 
 VolumeImpl::~VolumeImpl() {
@@ -476,14 +477,22 @@ std::vector<Op> VolumeImpl::Snapshot() const {
   return ops;
 }
 
-absl::Status VolumeImpl::Commit(std::vector<Op> ops) {
+absl::Status VolumeImpl::Commit(std::vector<Op> ops, bool durable) {
   if (auto s = CheckWritable(); !s.ok()) return s;
+  if (durable) {
+    if (auto s = FlushPendingDevices(); !s.ok()) return s;
+  }
   std::vector<Op> all = std::move(pending_);
   pending_.clear();
   for (Op& op : ops) all.push_back(std::move(op));
-  absl::Status s = log_->Append(all, [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    return Snapshot();
-  });
+  // A roll's snapshot is flushed: the data it describes must be first.
+  absl::Status s = log_->Append(
+      all,
+      [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<std::vector<Op>> {
+        if (auto s = FlushPendingDevices(); !s.ok()) return s;
+        return Snapshot();
+      },
+      durable);
   if (!s.ok()) {
     // Keep the zone groups for the next record.
     for (Op& op : all) {
@@ -493,6 +502,15 @@ absl::Status VolumeImpl::Commit(std::vector<Op> ops) {
     }
   }
   return s;
+}
+
+absl::Status VolumeImpl::FlushPendingDevices() {
+  for (uint32_t d = 0; d < flush_pending_.size(); ++d) {
+    if (!flush_pending_[d]) continue;
+    if (auto s = members_[d].dev->Flush({IoClass::kMetadata}); !s.ok()) return s;
+    flush_pending_[d] = false;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status VolumeImpl::CheckWritable() const {

@@ -145,10 +145,17 @@ struct RepairReport {
 class WritableFile {
  public:
   virtual ~WritableFile() = default;
-  // Appends to the file. Data is buffered until a block fills or Sync.
+  // Appends to the file. Data is buffered until a block fills, Flush or
+  // Sync.
   virtual absl::Status Append(std::span<const uint8_t> data) = 0;
-  // Durability: every byte appended before Sync survives a crash once it
-  // returns, with the file's size and name.
+  // Every byte appended before Flush survives a crash of this process once
+  // it returns (it is on the devices and in the metadata log, which a
+  // device keeps across a host process's death), but not a power cut. A
+  // partial block is written padded, so each Flush of a partial block
+  // costs a block of space; the next append starts a new extent.
+  virtual absl::Status Flush() = 0;
+  // Durability: every byte appended before Sync survives a crash or a
+  // power cut once it returns, with the file's size and name.
   virtual absl::Status Sync() = 0;
   // Syncs and releases the file's zone. Idempotent.
   virtual absl::Status Close() = 0;

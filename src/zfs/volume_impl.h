@@ -45,6 +45,8 @@ struct FileMeta {
   size_t persisted_extents = 0;     // extents the log knows, the last one
   uint64_t persisted_last_len = 0;  // with this length
   uint64_t persisted_size = 0;
+  // The last record of this file was written by a Flush (not flushed).
+  bool flushed_unsynced = false;
 
   // Readers hold `mu` shared while they read the device; appends and
   // relocation change the extents holding it exclusively.
@@ -71,10 +73,6 @@ struct ZoneUse {
   bool leased = false;    // a writer is appending to it (cache zone: a write is in flight)
   bool pool = false;      // a data zone taken from the device's WAL/cache pool
   uint64_t last_write_us = 0;  // for cost-benefit GC
-  // The device failed the zone (read-only or offline): it is never
-  // allocated, written, finished or reset again (zone_retire.cc).
-  bool retired = false;
-  bool offline = false;  // retired, and its data is gone
   // The device failed the zone (read-only or offline): it is never
   // allocated, written, finished or reset again (zone_retire.cc).
   bool retired = false;
@@ -170,7 +168,9 @@ class VolumeImpl {
   void AddExtent(FileMeta& file, const Lease& lease, uint64_t offset, uint64_t length)
       ABSL_LOCKS_EXCLUDED(mu_);
   // Makes the file's data and size durable (flushes devices, logs).
-  absl::Status SyncFile(FileMeta& file) ABSL_LOCKS_EXCLUDED(mu_);
+  // With `durable` false (a Flush), the data and record only reach the
+  // devices: they survive a process crash, not a power cut.
+  absl::Status SyncFile(FileMeta& file, bool durable) ABSL_LOCKS_EXCLUDED(mu_);
   void CloseWriter(FileMeta& file) ABSL_LOCKS_EXCLUDED(mu_);
   void CloseReader(FileMeta& file) ABSL_LOCKS_EXCLUDED(mu_);
   device::ZonedDevice* device(uint32_t i) const { return members_[i].dev.get(); }
@@ -208,23 +208,6 @@ class VolumeImpl {
   // report read-only or offline, whether or not a command failed on it.
   void HandleFailedZones(bool report_zones) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // --- zones the device failed (zone_retire.cc)
-  // After a write of `file` at `*lease` failed with `error`: when the zone
-  // went read-only or offline it is retired and `*lease` cleared, and OK
-  // means the data may be written elsewhere; an offline zone that held
-  // earlier data of `file` is an error naming it. Any other failure is
-  // returned, naming the file, with the lease kept.
-  absl::Status WriteFailed(FileMeta& file, Lease* lease, const absl::Status& error)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  // The error for a failed read of `file`: names the file, and when a zone
-  // of it is offline, says that its data there is lost.
-  absl::Status ReadFailed(const FileMeta& file, const absl::Status& error)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  // Moves live data out of retired read-only zones (files open for writing
-  // wait); first, with `report_zones`, retires every zone the devices
-  // report read-only or offline, whether or not a command failed on it.
-  void HandleFailedZones(bool report_zones) ABSL_LOCKS_EXCLUDED(mu_);
-
   // --- inspection (inspect.cc)
   std::vector<DeviceSpace> Space() const;
   std::vector<ZoneReport> Zones() const;
@@ -239,7 +222,12 @@ class VolumeImpl {
   friend class Volume;
 
   // Makes `ops` durable, then applies them. REQUIRES: mu_ held.
-  absl::Status Commit(std::vector<Op> ops) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Without `durable`, the record reaches the device but is not flushed.
+  absl::Status Commit(std::vector<Op> ops, bool durable = true)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Flushes the devices holding data that only a Flush's record describes,
+  // so that no flushed record ever describes data a power cut can take.
+  absl::Status FlushPendingDevices() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Applies one op to the in-memory state (replay and live commits).
   void Apply(const Op& op) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<Op> Snapshot() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -338,15 +326,6 @@ class VolumeImpl {
   // Moves the live extents out of the read-only zone `zone`.
   void EvacuateZone(uint32_t device, uint32_t zone) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Zone retirement internals (zone_retire.cc).
-  // Retires `zone` if the device reports it read-only or offline; true if
-  // it is retired.
-  bool RetireIfFailed(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RetireZone(uint32_t device, uint32_t zone, bool offline)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Moves the live extents out of the read-only zone `zone`.
-  void EvacuateZone(uint32_t device, uint32_t zone) ABSL_LOCKS_EXCLUDED(mu_);
-
   // Zone accounting is guarded by mu_; dev and info never change.
   std::vector<Member> members_;
   std::vector<std::shared_ptr<device::ZonedDevice>> devices_;
@@ -362,6 +341,8 @@ class VolumeImpl {
   std::set<std::string> dirs_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::vector<Op> pending_ ABSL_GUARDED_BY(mu_);  // zone groups to log next time
+  // Per member: data written by a Flush and not flushed since.
+  std::vector<bool> flush_pending_ ABSL_GUARDED_BY(mu_);
   std::function<bool()> cache_reclaimer_ ABSL_GUARDED_BY(mu_);
 
   // Serializes GC runs.
