@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev libfmt-dev libcli11-dev nlohmann-json3-dev
-  libgtest-dev libgmock-dev libxxhash-dev librocksdb-dev libzbd-dev
+  libgtest-dev libgmock-dev libxxhash-dev zlib1g-dev librocksdb-dev libzbd-dev
   python3
 )
 

@@ -226,10 +226,23 @@ int ZonesCmd(const VolumeArgs& args) {
 }
 
 int Fsck(const VolumeArgs& args) {
-  return WithVolume(args, [](zfs::Volume& v) {
-    const std::vector<std::string> problems = v.Check();
+  if (args.repair) {
+    auto devs = OpenAll(args);
+    if (!devs.ok()) return Fail(devs.status());
+    auto report = zfs::Volume::Repair(*devs, {.gc_free_zone_threshold = -1});
+    if (!report.ok()) return Fail(report.status());
+    for (const std::string& p : report->problems) fmt::print("found: {}\n", p);
+    for (const std::string& a : report->actions) fmt::print("repair: {}\n", a);
+    fmt::print("{} problem(s) found; checking the repaired volume\n", report->problems.size());
+  }
+  return WithVolume(args, [&args](zfs::Volume& v) {
+    std::vector<std::string> problems = v.Check();
+    if (!args.metadata_only) {
+      for (std::string& p : v.CheckData()) problems.push_back(std::move(p));
+    }
     for (const std::string& p : problems) fmt::print("{}\n", p);
-    fmt::print("{}: {} problem(s) in {} files\n", v.volume_id(), problems.size(), v.Files().size());
+    fmt::print("{}: {} problem(s) in {} files{}\n", v.volume_id(), problems.size(),
+               v.Files().size(), args.metadata_only ? " (file data not read)" : "");
     return problems.empty() ? 0 : 2;
   });
 }

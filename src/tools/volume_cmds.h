@@ -19,6 +19,8 @@ struct VolumeArgs {
   bool recursive = false;            // for ls, rm
   bool all_zones = false;            // for zones: also empty ones
   uint32_t metadata_zones = 2;       // for mkfs
+  bool repair = false;               // for fsck: Volume::Repair first
+  bool metadata_only = false;        // for fsck: do not read file data
 };
 
 // The volume's device URIs, from -d or from --volume (exactly one of them).
@@ -35,6 +37,9 @@ int Df(const VolumeArgs& args);
 int ZonesCmd(const VolumeArgs& args);
 int Fsck(const VolumeArgs& args);
 int Dump(const VolumeArgs& args);
+// Checks the metadata and (unless metadata_only) reads every file's data
+// against its checksums: exit 0 clean, 2 problems found. With `repair`,
+// runs Volume::Repair first (read-write) and prints what it found and did.
 // Deletes files (with `recursive`, directories and all they hold); every
 // path is tried, and the exit code is 1 if any failed.
 int Rm(const VolumeArgs& args);

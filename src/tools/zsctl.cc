@@ -95,7 +95,14 @@ int main(int argc, char** argv) {
   volume_cmd("zones", "each zone: device, state, role, valid and written bytes",
              zs::tools::ZonesCmd)
       ->add_flag("-a,--all", vargs.all_zones, "include empty zones");
-  volume_cmd("fsck", "check metadata against the zones; exit 2 on problems", zs::tools::Fsck);
+  auto* fsck = volume_cmd("fsck",
+                          "check metadata against the zones and file data against its "
+                          "checksums; exit 2 on problems",
+                          zs::tools::Fsck);
+  fsck->add_flag("--repair", vargs.repair,
+                 "salvage a volume whose metadata is corrupt (mounts read-write): keep every "
+                 "file whose extents are intact, keep unaccounted zones in /lost+found");
+  fsck->add_flag("--metadata-only", vargs.metadata_only, "do not read file data");
   volume_cmd("dump", "files and metadata log records", zs::tools::Dump);
   auto* rm = volume_cmd("rm", "delete files (mounts read-write)", zs::tools::Rm);
   rm->add_option("paths", vargs.paths, "files to delete")->required();

@@ -109,7 +109,8 @@ class ZoneWritableFile : public WritableFile {
         if (auto retry = vol_->WriteFailed(*file_, &lease_, s); !retry.ok()) return retry;
         continue;
       }
-      vol_->AddExtent(*file_, lease_, lease_.next, n);
+      vol_->AddExtent(*file_, lease_, lease_.next, n,
+                      DataCrc(0, buf_.data() + *done, static_cast<size_t>(n)));
       lease_.next += physical;
       *done += physical;
     }
@@ -214,9 +215,9 @@ std::unique_ptr<ReadableFile> NewReadableFile(VolumeImpl* volume, std::shared_pt
 // ---------------------------------------------------------------- VolumeImpl
 
 void VolumeImpl::AddExtent(FileMeta& file, const Lease& lease, uint64_t offset,
-                           uint64_t length) {
+                           uint64_t length, uint32_t crc) {
   absl::MutexLock lock(&mu_);
-  const Extent x{lease.device, offset, length};
+  const Extent x{lease.device, offset, length, crc};
   AddValid(x);
   ZoneUse& z = members_[lease.device].zones[lease.zone];
   z.last_write_us = NowMicros();
@@ -252,8 +253,9 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable) {
     if (file.persisted_extents > 0) {
       const Extent& last = file.extents[file.persisted_extents - 1];
       if (last.length > file.persisted_last_len) {
-        fresh.push_back({last.device, last.offset + file.persisted_last_len,
-                         last.length - file.persisted_last_len});
+        const uint64_t tail = last.length - file.persisted_last_len;
+        fresh.push_back({last.device, last.offset + file.persisted_last_len, tail,
+                         TailCrc(last.crc, file.persisted_last_crc, tail)});
       }
     }
     fresh.insert(fresh.end(), file.extents.begin() + file.persisted_extents, file.extents.end());
@@ -291,6 +293,7 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable) {
   absl::ReaderMutexLock fl(&file.mu);
   file.persisted_extents = file.extents.size();
   file.persisted_last_len = file.extents.empty() ? 0 : file.extents.back().length;
+  file.persisted_last_crc = file.extents.empty() ? 0 : file.extents.back().crc;
   file.persisted_size = rec.size;
   return absl::OkStatus();
 }

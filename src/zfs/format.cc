@@ -1,6 +1,7 @@
 #include "zfs/format.h"
 
 #include <xxhash.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
@@ -141,6 +142,7 @@ void EncodeFile(Encoder& e, const FileRecord& f) {
     e.U32(x.device);
     e.U64(x.offset);
     e.U64(x.length);
+    e.U32(x.crc);
   }
 }
 
@@ -166,6 +168,7 @@ FileRecord DecodeFile(Decoder& d) {
     x.device = d.U32();
     x.offset = d.U64();
     x.length = d.U64();
+    x.crc = d.U32();
     f.extents.push_back(x);
   }
   return f;
@@ -222,6 +225,20 @@ absl::StatusOr<Op> DecodeOp(Decoder& d) {
 }
 
 }  // namespace
+
+uint32_t DataCrc(uint32_t crc, const uint8_t* bytes, size_t n) {
+  return static_cast<uint32_t>(crc32_z(crc, bytes, n));
+}
+
+uint32_t CombineCrc(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {
+  return static_cast<uint32_t>(crc32_combine64(crc_a, crc_b, static_cast<z_off64_t>(len_b)));
+}
+
+// zlib's combine is A's CRC shifted by len_b bytes, XOR B's: shifting A's
+// alone and XOR-ing it off leaves B's.
+uint32_t TailCrc(uint32_t crc_ab, uint32_t crc_a, uint64_t len_b) {
+  return crc_ab ^ CombineCrc(crc_a, 0, len_b);
+}
 
 std::string FormatVolumeId(const VolumeId& id) {
   std::string s;

@@ -17,12 +17,22 @@ std::string FormatVolumeId(const VolumeId& id);
 
 // One extent: `length` bytes of file data at `offset` on `device`. It
 // occupies length rounded up to the block size; it never spans zones.
+// `crc` is the CRC-32 (zlib's) of its `length` data bytes: fsck and moves
+// (GC, migration) check it, so corrupt data is reported, never copied on.
 struct Extent {
   uint32_t device = 0;
   uint64_t offset = 0;
   uint64_t length = 0;
+  uint32_t crc = 0;
   bool operator==(const Extent&) const = default;
 };
+
+// CRC-32 of `n` bytes, continuing `crc` (0 to start).
+uint32_t DataCrc(uint32_t crc, const uint8_t* bytes, size_t n);
+// The CRC of A followed by B from those of A and B (crc_b over len_b bytes).
+uint32_t CombineCrc(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
+// The CRC of B from those of A followed by B, and of A.
+uint32_t TailCrc(uint32_t crc_ab, uint32_t crc_a, uint64_t len_b);
 
 // Geometry of one member device, recorded so a mount can tell a missing or
 // swapped member from a foreign device.

@@ -170,6 +170,43 @@ std::vector<std::string> VolumeImpl::Check() const {
   return problems;
 }
 
+std::vector<std::string> VolumeImpl::CheckData() const {
+  std::vector<std::string> problems;
+  std::vector<uint8_t> buf;
+  for (const FileInfo& f : Files()) {
+    const std::string name = f.names.empty() ? absl::StrCat("#", f.id) : f.names[0];
+    std::vector<Extent> extents;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = files_.find(f.id);
+      if (it == files_.end()) continue;  // deleted meanwhile
+      absl::ReaderMutexLock fl(&it->second->mu);
+      extents = it->second->extents;
+    }
+    for (const Extent& x : extents) {
+      uint32_t crc = 0;
+      absl::Status s;
+      for (uint64_t done = 0; done < x.length && s.ok();) {
+        const uint64_t bs = members_[x.device].info.block_size;
+        const uint64_t n = std::min<uint64_t>(x.length - done, 1 << 20);
+        buf.resize((n + bs - 1) / bs * bs);
+        s = members_[x.device].dev->Read(x.offset + done, buf, {device::IoClass::kMetadata});
+        if (s.ok()) crc = DataCrc(crc, buf.data(), static_cast<size_t>(n));
+        done += n;
+      }
+      if (!s.ok()) {
+        problems.push_back(absl::StrCat(name, ": extent at device ", x.device, " offset ",
+                                        x.offset, " cannot be read: ", s.message()));
+      } else if (crc != x.crc) {
+        problems.push_back(absl::StrCat(name, ": checksum mismatch in the ", x.length,
+                                        " bytes at device ", x.device, " offset ", x.offset,
+                                        " (data corrupt)"));
+      }
+    }
+  }
+  return problems;
+}
+
 absl::StatusOr<std::vector<std::string>> VolumeImpl::DumpLog() const {
   absl::MutexLock lock(&mu_);
   return log_->Dump();

@@ -64,6 +64,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
     moved.push_back(x);
     device::ZonedDevice* src = members_[x.device].dev.get();
     const uint64_t bs = members_[x.device].info.block_size;
+    uint32_t source_crc = 0;  // of the bytes of x read so far
     for (uint64_t done = 0; done < x.length;) {
       {
         // A file deleted mid-move is not worth finishing.
@@ -103,6 +104,16 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
         }
       }
       if (status.ok()) {
+        // Corrupt data is reported where it lies, never copied on as good.
+        source_crc = DataCrc(source_crc, buf.data(), static_cast<size_t>(n));
+        if (done + n == x.length && source_crc != x.crc) {
+          const std::string name = file->names.empty() ? "?" : file->names[0];
+          status = absl::DataLossError(absl::StrCat(
+              "checksum mismatch in ", name, " at device ", x.device, " offset ", x.offset,
+              " (", x.length, " bytes): its data is corrupt; not moved"));
+        }
+      }
+      if (status.ok()) {
         status = members_[to_device].dev->Write(lease.next, buf, ctx);
         if (!status.ok()) {
           // A destination zone the device failed is retired; the copies
@@ -115,7 +126,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
         undo();
         return status;
       }
-      const Extent piece{to_device, lease.next, n};
+      const Extent piece{to_device, lease.next, n, DataCrc(0, buf.data(), static_cast<size_t>(n))};
       {
         absl::MutexLock lock(&mu_);
         AddValid(piece);
@@ -176,6 +187,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
     for (const Extent& x : after) file->ends.push_back(end += x.length);
     file->persisted_extents = after.size();
     file->persisted_last_len = after.empty() ? 0 : after.back().length;
+    file->persisted_last_crc = after.empty() ? 0 : after.back().crc;
   }
   ReleaseExtents(moved);
   ResetDeadZones();

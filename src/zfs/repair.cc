@@ -77,11 +77,26 @@ void VolumeImpl::PreserveUnaccountedZones(RepairReport* report) {
     for (uint32_t z : std::vector<uint32_t>(m.maybe_dead.begin(), m.maybe_dead.end())) {
       ZoneUse& u = m.zones[z];
       if (u.written == 0 || u.valid > 0) continue;
+      // The CRC of what is there: the file holds the bytes as found.
+      uint32_t crc = 0;
+      std::vector<uint8_t> buf;
+      for (uint64_t done = 0; done < u.written;) {
+        const uint64_t n = std::min<uint64_t>(u.written - done, 1 << 20);
+        buf.resize(n);
+        if (auto s = m.dev->Read(m.info.zone_size * z + done, buf, {device::IoClass::kMetadata});
+            !s.ok()) {
+          report->problems.push_back(absl::StrCat("zone ", z, " of device ", d,
+                                                  " cannot be read: ", s.message()));
+          break;
+        }
+        crc = DataCrc(crc, buf.data(), buf.size());
+        done += n;
+      }
       FileRecord rec;
       rec.id = next_id_;
       rec.names = {absl::StrCat(kLostFound, "/device", d, "-zone", z)};
       rec.mtime_us = NowMicros();
-      rec.extents = {{d, m.info.zone_size * z, u.written}};
+      rec.extents = {{d, m.info.zone_size * z, u.written, crc}};
       rec.size = u.written;
       dirs_.insert(kLostFound);
       ApplyPutFile(rec);

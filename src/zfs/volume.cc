@@ -388,6 +388,7 @@ void VolumeImpl::ApplyPutFile(const FileRecord& rec) {
   f->size = end;
   f->persisted_extents = f->extents.size();
   f->persisted_last_len = f->extents.empty() ? 0 : f->extents.back().length;
+  f->persisted_last_crc = f->extents.empty() ? 0 : f->extents.back().crc;
   f->persisted_size = end;
   next_id_ = std::max(next_id_, rec.id + 1);
 }
@@ -408,6 +409,7 @@ void VolumeImpl::ApplyAppend(const FileRecord& rec) {
   f.size = end;
   f.persisted_extents = f.extents.size();
   f.persisted_last_len = f.extents.empty() ? 0 : f.extents.back().length;
+  f.persisted_last_crc = f.extents.empty() ? 0 : f.extents.back().crc;
   f.persisted_size = end;
 }
 
@@ -434,6 +436,7 @@ void VolumeImpl::AppendExtent(std::vector<Extent>& extents, const Extent& x) con
     const uint64_t bs = members_[x.device].info.block_size;
     if (last.device == x.device && last.offset + last.length == x.offset &&
         last.length % bs == 0 && ZoneOf(last) == ZoneOf(x)) {
+      last.crc = CombineCrc(last.crc, x.crc, x.length);
       last.length += x.length;
       return;
     }
@@ -453,7 +456,10 @@ FileRecord FileMeta::ToRecord() const {
   r.lifetime = hint.lifetime;
   r.level = hint.level;
   r.extents.assign(extents.begin(), extents.begin() + persisted_extents);
-  if (!r.extents.empty()) r.extents.back().length = persisted_last_len;
+  if (!r.extents.empty()) {
+    r.extents.back().length = persisted_last_len;
+    r.extents.back().crc = persisted_last_crc;
+  }
   return r;
 }
 
@@ -582,6 +588,7 @@ std::vector<DeviceSpace> Volume::Space() const { return impl_->Space(); }
 std::vector<ZoneReport> Volume::Zones() const { return impl_->Zones(); }
 std::vector<FileInfo> Volume::Files() const { return impl_->Files(); }
 std::vector<std::string> Volume::Check() const { return impl_->Check(); }
+std::vector<std::string> Volume::CheckData() const { return impl_->CheckData(); }
 absl::StatusOr<std::vector<std::string>> Volume::DumpLog() const { return impl_->DumpLog(); }
 const std::vector<std::shared_ptr<device::ZonedDevice>>& Volume::devices() const {
   return impl_->devices_;

@@ -279,6 +279,9 @@ class Volume {
   // Checks the metadata against the zones; returns every inconsistency
   // found (empty = consistent).
   std::vector<std::string> Check() const;
+  // Reads every byte of every file and checks it against its extents'
+  // checksums; returns each extent that cannot be read or does not match.
+  std::vector<std::string> CheckData() const;
   // The metadata log, one line per record, oldest first.
   absl::StatusOr<std::vector<std::string>> DumpLog() const;
   const std::vector<std::shared_ptr<device::ZonedDevice>>& devices() const;

@@ -44,6 +44,7 @@ struct FileMeta {
   uint32_t tail_zone = 0;
   size_t persisted_extents = 0;     // extents the log knows, the last one
   uint64_t persisted_last_len = 0;  // with this length
+  uint32_t persisted_last_crc = 0;  // and the CRC of those bytes
   uint64_t persisted_size = 0;
   // The last record of this file was written by a Flush (not flushed).
   bool flushed_unsynced = false;
@@ -165,8 +166,8 @@ class VolumeImpl {
                                     Purpose purpose = Purpose::kWrite) ABSL_LOCKS_EXCLUDED(mu_);
   void ReleaseZone(const Lease& lease) ABSL_LOCKS_EXCLUDED(mu_);
   // Records that `length` bytes were written at `offset` for `file`.
-  void AddExtent(FileMeta& file, const Lease& lease, uint64_t offset, uint64_t length)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  void AddExtent(FileMeta& file, const Lease& lease, uint64_t offset, uint64_t length,
+                 uint32_t crc) ABSL_LOCKS_EXCLUDED(mu_);
   // Makes the file's data and size durable (flushes devices, logs).
   // With `durable` false (a Flush), the data and record only reach the
   // devices: they survive a process crash, not a power cut.
@@ -213,6 +214,7 @@ class VolumeImpl {
   std::vector<ZoneReport> Zones() const;
   std::vector<FileInfo> Files() const;
   std::vector<std::string> Check() const;
+  std::vector<std::string> CheckData() const;
   absl::StatusOr<std::vector<std::string>> DumpLog() const;
 
   const Label& label() const { return label_; }

@@ -362,5 +362,69 @@ TEST_F(LogDamageTest, TortureEveryRecordPosition) {
   EXPECT_EQ(wrong, 0u);
 }
 
+// File data checksums (format.md, "Extents"): a flipped data byte is found
+// by fsck's data check, naming the file, and a move (GC, migration) of the
+// file fails instead of copying the bad bytes on as good.
+TEST_F(LogDamageTest, CorruptFileDataIsFoundByFsckAndNotMoved) {
+  const policy::FileHint hint{.kind = policy::FileKind::kSst, .lifetime = policy::Lifetime::kLong};
+  ASSERT_OK(WriteFile(*vol_, "/good", Pattern(1, 200000)));
+  // /junk fills most of a zone, /bad the rest of it (and more): with /junk
+  // deleted, that zone is full and mostly dead, what GC picks first.
+  ASSERT_OK(WriteFile(*vol_, "/junk", Pattern(3, 4300000), hint));
+  ASSERT_OK(WriteFile(*vol_, "/bad", Pattern(2, 200000), hint));
+  EXPECT_TRUE(vol_->CheckData().empty());
+  uint64_t at = 0, junk_zone = 1, bad_zone = 0;
+  const uint64_t zone_size = devs_[0]->info().zone_size;
+  for (const FileInfo& f : vol_->Files()) {
+    if (f.names[0] == "/bad") {
+      at = f.extents[0].offset + 12345;
+      bad_zone = f.extents[0].offset / zone_size;
+    }
+    if (f.names[0] == "/junk") junk_zone = f.extents[0].offset / zone_size;
+  }
+  ASSERT_NE(at, 0u);
+  ASSERT_EQ(bad_zone, junk_zone) << "the test needs /bad beside dead data";
+  Unmount();
+  ASSERT_NO_FATAL_FAILURE(XorDeviceByte(at, 0x04));
+  Reopen();
+  ASSERT_NO_FATAL_FAILURE(Mount());
+  EXPECT_TRUE(vol_->Check().empty());  // the metadata is fine
+  std::vector<std::string> problems = vol_->CheckData();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(problems[0], "/bad: checksum mismatch")) << problems[0];
+  // GC wants /bad's zone (mostly dead once /junk goes): the move of /bad
+  // must fail rather than give the bad bytes a fresh, matching checksum.
+  ASSERT_OK(vol_->Delete("/junk"));
+  (void)vol_->CollectGarbage(/*force=*/true);
+  problems = vol_->CheckData();
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_TRUE(absl::StrContains(problems[0], "/bad: checksum mismatch")) << problems[0];
+  auto good = ReadFile(*vol_, "/good");
+  ASSERT_OK(good);
+  EXPECT_TRUE(*good == Pattern(1, 200000));
+}
+
+// A Flush logs a partial extent that later appends extend: the checksum
+// of each logged piece and of the merged extent must agree after a remount.
+TEST_F(LogDamageTest, ChecksumsHoldAcrossFlushesSyncsAndRemounts) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = policy::FileKind::kWal}));
+  uint64_t size = 0;
+  for (int i = 0; i < 40; ++i) {
+    const uint64_t n = 100 + (i * 977) % 9000;
+    ASSERT_OK(w->Append(Pattern(5, size, n)));
+    size += n;
+    ASSERT_OK(i % 3 == 0 ? w->Sync() : w->Flush());
+  }
+  ASSERT_OK(w->Append(Pattern(5, size, 8192)));
+  size += 8192;
+  ASSERT_OK(w->Close());
+  ExpectConsistent(*vol_);
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  ExpectConsistent(*vol_, " after remount");
+  auto got = ReadFile(*vol_, "/wal");
+  ASSERT_OK(got);
+  EXPECT_TRUE(*got == Pattern(5, 0, size));
+}
+
 }  // namespace
 }  // namespace zonestack::zfs

@@ -136,9 +136,11 @@ void ExpectFilesIntact(const Volume& vol, const Files& files) {
   }
 }
 
-// Fails the test with every problem fsck finds.
+// Fails the test with every problem fsck finds, in the metadata and in
+// the file data (every extent read against its checksum).
 inline void ExpectConsistent(const Volume& vol, const std::string& when = "") {
   for (const std::string& p : vol.Check()) ADD_FAILURE() << "fsck" << when << ": " << p;
+  for (const std::string& p : vol.CheckData()) ADD_FAILURE() << "fsck data" << when << ": " << p;
 }
 
 // With no file open, the bytes zfs counts as live are exactly those of the
