@@ -208,6 +208,11 @@ absl::StatusOr<ZoneStackConfig> ParseJsonObject(const json& doc, const std::stri
       auto format = ParseFormat(value.get<std::string>(), source);
       if (!format.ok()) return format.status();
       config.format = *format;
+    } else if (key == "flush") {
+      if (!value.is_string() || (value != "devices" && value != "none")) {
+        return Bad(source, "\"flush\" must be \"devices\" or \"none\"");
+      }
+      config.flush_to_devices = value == "devices";
     } else if (key == "rocksdb") {
       if (!value.is_object()) return Bad(source, "\"rocksdb\" must be an object of options");
       for (const auto& [name, v] : value.items()) {
@@ -218,7 +223,7 @@ absl::StatusOr<ZoneStackConfig> ParseJsonObject(const json& doc, const std::stri
     } else {
       return Bad(source, absl::StrCat("unknown key \"", key,
                                       "\"; keys: devices, placement, scheme, "
-                                      "block_cache_bytes, format, rocksdb"));
+                                      "block_cache_bytes, format, flush, rocksdb"));
     }
   }
   if (auto s = CheckDevices(config.devices, source); !s.ok()) return s;

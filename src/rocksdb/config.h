@@ -37,6 +37,9 @@ struct ZoneStackConfig {
   // unless the caller chose one), and otherwise the caller's cache stays.
   std::optional<uint64_t> block_cache_bytes;
   FormatMode format = FormatMode::kIfNeeded;
+  // zfs::MountOptions::flush_to_devices: "flush": "devices" (default) or
+  // "none" (Flush does nothing, as in ZenFS; for comparisons).
+  bool flush_to_devices = true;
   std::map<std::string, std::string> rocksdb_options;  // name -> value, for OpenDb
 };
 
@@ -56,6 +59,7 @@ absl::StatusOr<ZoneStackConfig> ParseUri(const std::string& uri);
 //    "scheme": {"name": SCHEME, ...} | SCHEME,       optional, see below
 //    "block_cache_bytes": 8388608,                    optional, > 0
 //    "format": "if-needed" | "always" | "never",      default "if-needed"
+//    "flush": "devices" | "none",                     default "devices"
 //    "rocksdb": {"write_buffer_size": "4194304", ...}}  strings, numbers, bools
 // SCHEME is one of policy::SchemeNames() (hhzs, p, p+m, p+m+c, b1..b4,
 // b3+m, auto, tiered). The scheme object's other keys set the fields of

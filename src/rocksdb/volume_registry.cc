@@ -103,6 +103,7 @@ absl::StatusOr<std::shared_ptr<zfs::Volume>> MountLocked(Registry& r, const Zone
     devices.push_back(it->second);
   }
   zfs::MountOptions options;
+  options.flush_to_devices = config.flush_to_devices;
   std::shared_ptr<policy::Scheme> scheme;
   if (config.scheme) {
     auto made = policy::MakeScheme(*config.scheme);

@@ -48,7 +48,7 @@ class ZoneWritableFile : public WritableFile {
   }
 
   absl::Status Flush() override {
-    if (closed_) return absl::OkStatus();
+    if (closed_ || !vol_->flush_to_devices()) return absl::OkStatus();
     if (auto s = WriteOut(/*pad=*/true); !s.ok()) return s;
     return vol_->SyncFile(*file_, /*durable=*/false);
   }

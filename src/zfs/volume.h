@@ -63,6 +63,11 @@ struct MountOptions {
   // zone at 1/2048) would otherwise put a seek at every 128 KiB of a
   // compaction's reads. 1: the lowest empty zone. SSD zones ignore it.
   uint32_t disk_run_zones = 4;
+  // true: WritableFile::Flush writes the buffer to the devices and logs it,
+  // so it survives a crash of the process (docs/architecture.md,
+  // "Durability contract"). false: Flush does nothing, as in ZenFS; a
+  // process crash loses what was not synced. For comparisons only.
+  bool flush_to_devices = true;
 };
 
 struct FileStat {

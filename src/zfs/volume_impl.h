@@ -176,6 +176,7 @@ class VolumeImpl {
   void CloseReader(FileMeta& file) ABSL_LOCKS_EXCLUDED(mu_);
   device::ZonedDevice* device(uint32_t i) const { return members_[i].dev.get(); }
   uint32_t block_size(uint32_t device) const { return members_[device].info.block_size; }
+  bool flush_to_devices() const { return options_.flush_to_devices; }
 
   // --- GC (gc.cc), relocation and migration (relocation.cc)
   absl::Status Migrate(const std::string& path, uint32_t device, double bytes_per_sec)

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "absl/strings/match.h"
+
 #include "rocksdb/zs_files.h"
 
 namespace zonestack::rocks {
@@ -40,6 +42,18 @@ TEST(ConfigTest, BadDeviceListsAreRejected) {
   auto twice = ParseUri("zonestack://emu:a;emu:a");
   EXPECT_EQ(twice.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(twice.status().message().find("listed twice"), std::string::npos);
+}
+
+TEST(ConfigTest, FlushDefaultsToDevicesAndTakesNone) {
+  auto c = ParseUri("zonestack://emu:zn540?zones=8");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->flush_to_devices);
+  c = ParseConfigJson(R"({"devices": ["emu:zn540?zones=8"], "flush": "none"})", "cfg.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE(c->flush_to_devices);
+  c = ParseConfigJson(R"({"devices": ["emu:zn540?zones=8"], "flush": "os"})", "cfg.json");
+  ASSERT_FALSE(c.ok());
+  EXPECT_TRUE(absl::StrContains(c.status().message(), "\"flush\" must be")) << c.status();
 }
 
 TEST(ConfigTest, JsonConfigWithEverything) {
