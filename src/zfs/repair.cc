@@ -69,6 +69,15 @@ void VolumeImpl::DropBrokenFiles(RepairReport* report) {
     }
   }
   for (uint64_t id : broken) ForgetFile(id);
+  // A lost put-dir record leaves intact files in a directory that is gone:
+  // bring the directory back rather than lose the files.
+  for (const auto& [name, id] : names_) {
+    for (std::string dir = ParentDir(name); dir != "/"; dir = ParentDir(dir)) {
+      if (dirs_.insert(dir).second) {
+        report->actions.push_back(absl::StrCat("recreated directory ", dir, " (holds ", name, ")"));
+      }
+    }
+  }
 }
 
 void VolumeImpl::PreserveUnaccountedZones(RepairReport* report) {

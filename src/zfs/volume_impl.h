@@ -238,8 +238,9 @@ class VolumeImpl {
   void ApplyAppend(const FileRecord& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ForgetFile(uint64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Repair (repair.cc): forgets files whose extents lie outside the volume
-  // or past their zone's write pointer; keeps each written data zone that
-  // no file accounts for as a file in /lost+found.
+  // or past their zone's write pointer, and recreates the directories the
+  // remaining files are in; keeps each written data zone that no file
+  // accounts for as a file in /lost+found.
   void DropBrokenFiles(RepairReport* report) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void PreserveUnaccountedZones(RepairReport* report) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes the names of `f` that map to it from names_.

@@ -1,7 +1,8 @@
 // zsctl as a user runs it on a file-backed volume: -d takes one URI each
 // (a path after it is the command's), --volume takes the URIs and config
-// files zsbench takes, rm and rmdir delete through the volume, and df says
-// why "no space" can come while it shows free bytes.
+// files zsbench takes, rm and rmdir delete through the volume, df says
+// why "no space" can come while it shows free bytes, and fsck reads file
+// data against its checksums and repairs corrupt metadata with --repair.
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -100,6 +101,75 @@ TEST_F(ZsctlCliTest, RmDeletesFilesAndFreesTheirSpace) {
   EXPECT_EQ(all.exit_code, 0) << Describe(all);
   const ToolRun empty = Zsctl("ls -r " + D());
   EXPECT_EQ(empty.out, "") << Describe(empty);
+}
+
+// Flips one byte of the image at device offset `at` (after the emulator
+// file's header and 16-zone table, docs/format.md).
+void FlipByte(const std::filesystem::path& image, uint64_t at) {
+  std::fstream f(image, std::ios::in | std::ios::out | std::ios::binary);
+  ASSERT_TRUE(f.is_open());
+  const std::streamoff pos = static_cast<std::streamoff>(8192 + at);
+  f.seekg(pos);
+  char c = 0;
+  f.read(&c, 1);
+  c = static_cast<char>(c ^ 0x20);
+  f.seekp(pos);
+  f.write(&c, 1);
+}
+
+TEST_F(ZsctlCliTest, FsckReadsFileDataAgainstItsChecksums) {
+  uint64_t at = 0;
+  {
+    auto d = device::OpenDevice(uri_);
+    ASSERT_TRUE(d.ok()) << d.status();
+    auto vol = zfs::Volume::Mount({std::shared_ptr<device::ZonedDevice>(std::move(*d))},
+                                  {.read_only = true});
+    ASSERT_TRUE(vol.ok()) << vol.status();
+    for (const zfs::FileInfo& f : (*vol)->Files()) {
+      if (f.names[0] == "/db/b") at = f.extents[0].offset + 1000;
+    }
+  }
+  ASSERT_NE(at, 0u);
+  ASSERT_EQ(Zsctl("fsck " + D()).exit_code, 0);
+  ASSERT_NO_FATAL_FAILURE(FlipByte(dir_ / "ssd.img", at));
+  const ToolRun fsck = Zsctl("fsck " + D());
+  EXPECT_EQ(fsck.exit_code, 2) << Describe(fsck);
+  EXPECT_NE(fsck.out.find("/db/b: checksum mismatch"), std::string::npos) << Describe(fsck);
+  const ToolRun meta = Zsctl("fsck --metadata-only " + D());
+  EXPECT_EQ(meta.exit_code, 0) << Describe(meta);
+}
+
+TEST_F(ZsctlCliTest, FsckRefusesCorruptMetadataAndRepairSalvagesIt) {
+  uint64_t record = 0;
+  {
+    auto d = device::OpenDevice(uri_);
+    ASSERT_TRUE(d.ok()) << d.status();
+    auto vol = zfs::Volume::Mount({std::shared_ptr<device::ZonedDevice>(std::move(*d))},
+                                  {.read_only = true});
+    ASSERT_TRUE(vol.ok()) << vol.status();
+    auto lines = (*vol)->DumpLog();
+    ASSERT_TRUE(lines.ok());
+    // The second record (the one after the snapshot): records follow it.
+    int seen = 0;
+    for (const std::string& l : *lines) {
+      if (l.starts_with("@") && ++seen == 2) record = std::stoull(l.substr(1));
+    }
+  }
+  ASSERT_NE(record, 0u);
+  ASSERT_NO_FATAL_FAILURE(FlipByte(dir_ / "ssd.img", record + 10));  // its index
+  const ToolRun fsck = Zsctl("fsck " + D());
+  EXPECT_EQ(fsck.exit_code, 1) << Describe(fsck);
+  EXPECT_NE(fsck.err.find("corrupt metadata"), std::string::npos) << Describe(fsck);
+  const ToolRun ls_before = Zsctl("ls " + D());
+  EXPECT_EQ(ls_before.exit_code, 1) << Describe(ls_before);
+
+  const ToolRun repair = Zsctl("fsck --repair " + D());
+  EXPECT_EQ(repair.exit_code, 0) << Describe(repair);
+  EXPECT_NE(repair.out.find("found: metadata zone"), std::string::npos) << Describe(repair);
+  const ToolRun ls = Zsctl("ls -r " + D());
+  ASSERT_EQ(ls.exit_code, 0) << Describe(ls);
+  EXPECT_NE(ls.out.find("/db/b"), std::string::npos) << Describe(ls);
+  EXPECT_EQ(Zsctl("fsck " + D()).exit_code, 0);
 }
 
 TEST_F(ZsctlCliTest, DfSaysWhyNoSpaceCanComeWithFreeBytes) {
