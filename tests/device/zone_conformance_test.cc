@@ -1,6 +1,6 @@
 // Zone state machine conformance: every transition and every error of the
-// NVMe ZNS command set and ZBC (docs: shared/research/emulators.md sections
-// 3 and 4), checked through the ZonedDevice interface only, so the suite can
+// NVMe ZNS command set and ZBC (docs/emulator.md, "Zone semantics"), checked
+// through the ZonedDevice interface only, so the suite can
 // later run against a real zoned block device. Only fault injection (read
 // only, offline) reaches past the interface into the emulator.
 #include "zone_conformance_fixture.h"
