@@ -7,6 +7,8 @@
 // outcomes: recovered exactly, refused, or silently wrong (must be none).
 #include <stdlib.h>
 
+#include <cstdlib>
+
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -424,6 +426,58 @@ TEST_F(LogDamageTest, ChecksumsHoldAcrossFlushesSyncsAndRemounts) {
   auto got = ReadFile(*vol_, "/wal");
   ASSERT_OK(got);
   EXPECT_TRUE(*got == Pattern(5, 0, size));
+}
+
+// The torture test for truncated member images: the image cut at each
+// zone boundary, in the middle of each zone, and inside the file's header
+// and zone table. Each must be refused (by the device open or the mount)
+// or mount with exactly what was there; never mount with less.
+TEST_F(LogDamageTest, TortureTruncatedImages) {
+  ASSERT_NO_FATAL_FAILURE(WriteSome());
+  ASSERT_OK_AND_ASSIGN(const VolumeContents want, ContentsOf(*vol_));
+  const uint64_t zone_size = devs_[0]->info().zone_size;
+  Unmount();
+  const uint64_t full = std::filesystem::file_size(Image());
+  std::vector<uint64_t> sizes = {0, 1, 100, 4095, 4096, 4097, DataOffset() - 1, DataOffset()};
+  for (uint64_t z = 0; z < kZones; ++z) {
+    sizes.push_back(DataOffset() + z * zone_size + zone_size / 2);
+    sizes.push_back(DataOffset() + (z + 1) * zone_size - (z + 1 < kZones ? 0 : 4096));
+  }
+  // cp keeps the image sparse (copy_file would write every hole).
+  const std::string saved = dir_ + "/saved.img";
+  const std::string save = "cp --sparse=always '" + Image() + "' '" + saved + "'";
+  const std::string restore = "cp --sparse=always '" + saved + "' '" + Image() + "'";
+  ASSERT_EQ(std::system(save.c_str()), 0);
+  uint64_t exact = 0, refused = 0, wrong = 0;
+  for (uint64_t size : sizes) {
+    ASSERT_LT(size, full);
+    std::filesystem::resize_file(Image(), size);
+    auto dev = device::OpenDevice(Uri());
+    if (!dev.ok()) {
+      ++refused;
+    } else {
+      devs_ = {std::shared_ptr<device::ZonedDevice>(std::move(*dev))};
+      auto v = Volume::Mount(devs_, {.read_only = true});
+      if (!v.ok()) {
+        ++refused;
+      } else {
+        auto got = ContentsOf(**v);
+        if (got.ok() && *got == want) {
+          ++exact;
+        } else {
+          ++wrong;
+          ADD_FAILURE() << "truncated to " << size << ": mounted with other contents";
+        }
+      }
+      devs_.clear();
+    }
+    ASSERT_EQ(std::system(restore.c_str()), 0);
+  }
+  Reopen();
+  ASSERT_NO_FATAL_FAILURE(Mount());
+  std::cout << "truncation torture: " << sizes.size() << " sizes: " << exact << " exact, "
+            << refused << " refused, " << wrong << " silently wrong\n";
+  EXPECT_EQ(wrong, 0u);
 }
 
 }  // namespace
