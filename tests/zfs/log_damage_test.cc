@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include <cstdlib>
-
 #include <filesystem>
 #include <fstream>
 #include <iostream>
