@@ -4,6 +4,7 @@
 // why "no space" can come while it shows free bytes, and fsck reads file
 // data against its checksums and repairs corrupt metadata with --repair.
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -117,18 +118,24 @@ void FlipByte(const std::filesystem::path& image, uint64_t at) {
   f.write(&c, 1);
 }
 
+// The volume mounted read-only in this process, for the test to look at
+// before a tool runs (the device is closed again on return).
+void Inspect(const std::string& uri, const std::function<void(zfs::Volume&)>& fn) {
+  auto d = device::OpenDevice(uri);
+  ASSERT_TRUE(d.ok()) << d.status();
+  auto vol = zfs::Volume::Mount({std::shared_ptr<device::ZonedDevice>(std::move(*d))},
+                                {.read_only = true});
+  ASSERT_TRUE(vol.ok()) << vol.status();
+  fn(**vol);
+}
+
 TEST_F(ZsctlCliTest, FsckReadsFileDataAgainstItsChecksums) {
   uint64_t at = 0;
-  {
-    auto d = device::OpenDevice(uri_);
-    ASSERT_TRUE(d.ok()) << d.status();
-    auto vol = zfs::Volume::Mount({std::shared_ptr<device::ZonedDevice>(std::move(*d))},
-                                  {.read_only = true});
-    ASSERT_TRUE(vol.ok()) << vol.status();
-    for (const zfs::FileInfo& f : (*vol)->Files()) {
+  ASSERT_NO_FATAL_FAILURE(Inspect(uri_, [&](zfs::Volume& v) {
+    for (const zfs::FileInfo& f : v.Files()) {
       if (f.names[0] == "/db/b") at = f.extents[0].offset + 1000;
     }
-  }
+  }));
   ASSERT_NE(at, 0u);
   ASSERT_EQ(Zsctl("fsck " + D()).exit_code, 0);
   ASSERT_NO_FATAL_FAILURE(FlipByte(dir_ / "ssd.img", at));
@@ -141,20 +148,15 @@ TEST_F(ZsctlCliTest, FsckReadsFileDataAgainstItsChecksums) {
 
 TEST_F(ZsctlCliTest, FsckRefusesCorruptMetadataAndRepairSalvagesIt) {
   uint64_t record = 0;
-  {
-    auto d = device::OpenDevice(uri_);
-    ASSERT_TRUE(d.ok()) << d.status();
-    auto vol = zfs::Volume::Mount({std::shared_ptr<device::ZonedDevice>(std::move(*d))},
-                                  {.read_only = true});
-    ASSERT_TRUE(vol.ok()) << vol.status();
-    auto lines = (*vol)->DumpLog();
+  ASSERT_NO_FATAL_FAILURE(Inspect(uri_, [&](zfs::Volume& v) {
+    auto lines = v.DumpLog();
     ASSERT_TRUE(lines.ok());
     // The second record (the one after the snapshot): records follow it.
     int seen = 0;
     for (const std::string& l : *lines) {
       if (l.starts_with("@") && ++seen == 2) record = std::stoull(l.substr(1));
     }
-  }
+  }));
   ASSERT_NE(record, 0u);
   ASSERT_NO_FATAL_FAILURE(FlipByte(dir_ / "ssd.img", record + 10));  // its index
   const ToolRun fsck = Zsctl("fsck " + D());
