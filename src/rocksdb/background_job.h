@@ -1,6 +1,6 @@
 // Which RocksDB background job the calling thread is inside, as the
 // HintListener learns it from the job's own callbacks (RocksDB calls them
-// on the job's threads: research/rocksdb_api.md section 1).
+// on the job's threads: docs/rocksdb.md section 1).
 //
 // The I/O priority alone cannot tell a background read from a user read:
 // RocksDB 7.8 raises flush and compaction I/O to IO_USER while writes are

@@ -13,7 +13,7 @@ namespace {
 
 // The SST this thread last started to write. RocksDB reports an empty
 // compaction output as "(nil)" in OnTableFileCreated, on the thread that
-// started it (research/rocksdb_api.md section 1).
+// started it (docs/rocksdb.md section 1).
 thread_local int64_t tls_started_sst = -1;
 
 std::vector<std::pair<uint64_t, int>> Inputs(const rocksdb::CompactionJobInfo& ci) {

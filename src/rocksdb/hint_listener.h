@@ -3,7 +3,7 @@
 // (levels, storage demand, sizes), keep zfs's record of each SST's level
 // right after trivial moves, and tell the SSD secondary cache how to map
 // cache keys back to SSTs. Callback order, threads and the quirks of
-// RocksDB 7.8.3 this relies on: research/rocksdb_api.md sections 1-3.
+// RocksDB 7.8.3 this relies on: docs/rocksdb.md sections 1-3.
 //
 // Thread-safety: RocksDB calls the callbacks from many threads at once;
 // Resync and DbClosed may be called from any thread.

@@ -7,7 +7,7 @@
 //
 // RocksDB names blocks by 16-byte cache keys, not (SST, offset); the key is
 // inverted with a per-SST base key computed from the SST's table
-// properties (research/rocksdb_api.md section 3), so every live SST must be
+// properties (docs/rocksdb.md section 3), so every live SST must be
 // announced with AddTable.
 //
 // The cache is volatile: nothing survives a close (zfs resets leftover
@@ -136,9 +136,9 @@ class SsdSecondaryCache : public rocksdb::SecondaryCache,
   // Serves user reads only: RocksDB promotes every secondary hit into its
   // block cache, even for a compaction read that would never fill it, so a
   // compaction scanning a cached SST would push the user's hot blocks out
-  // of the (small) block cache. The authors' code checks its SSD cache on
-  // random reads only (research/seed_code.md), and compaction reads the
-  // HDD sequentially anyway.
+  // of the (small) block cache. The code public as h2zone-project/h2zone,
+  // which we take to be the HHZS authors', checks its SSD cache on random
+  // reads only, and compaction reads the HDD sequentially anyway.
   std::unique_ptr<rocksdb::SecondaryCacheResultHandle> Lookup(
       const rocksdb::Slice& key, const rocksdb::Cache::CreateCallback& create_cb, bool wait,
       bool advise_erase, bool& is_in_sec_cache) override;

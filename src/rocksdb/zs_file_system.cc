@@ -117,7 +117,7 @@ IOStatus ZoneStackFileSystem::OpenWritable(const std::string& fname, const FileO
       case BackgroundJob::kNone: break;
     }
     // The listener's OnTableFileCreationStarted for this file ran on this
-    // thread just before (research/rocksdb_api.md section 1).
+    // thread just before (docs/rocksdb.md section 1).
     const int64_t number = policy::SstNumber(path);
     if (scheme_ && number >= 0) {
       if (auto level = scheme_->view().PendingLevel(static_cast<uint64_t>(number))) {

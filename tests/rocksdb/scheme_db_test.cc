@@ -71,7 +71,7 @@ TEST_F(SchemeDbTest, TieredPutsColdLastLevelSstsOnTheHdd) {
     if (f.level == 2 && !is_cold) {
       // RocksDB allows trivial moves into the last level even when a
       // partitioner refuses them elsewhere, and a moved SST keeps its
-      // temperature (research/rocksdb_api.md section 1).
+      // temperature (docs/rocksdb.md section 1).
       auto sst = parts->scheme->view().Sst(f.file_number);
       ASSERT_TRUE(sst.has_value());
       EXPECT_TRUE(sst->trivially_moved) << SstPath(f) << " at L2 is neither cold nor moved";
