@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../common/status_macros.h"
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "device/zone.h"
@@ -56,16 +58,4 @@ inline bool Contains(const absl::Status& s, const std::string& needle) {
         << "status: " << zs_status_;                                       \
   } while (0)
 
-#define ASSERT_OK(expr)                                                    \
-  do {                                                                     \
-    const absl::Status zs_status_ =                                        \
-        ::zonestack::device::testing_util::StatusOf(expr);                 \
-    ASSERT_TRUE(zs_status_.ok()) << zs_status_;                            \
-  } while (0)
-
-#define EXPECT_OK(expr)                                                    \
-  do {                                                                     \
-    const absl::Status zs_status_ =                                        \
-        ::zonestack::device::testing_util::StatusOf(expr);                 \
-    EXPECT_TRUE(zs_status_.ok()) << zs_status_;                            \
-  } while (0)
+// ASSERT_OK, EXPECT_OK: tests/common/status_macros.h.

@@ -125,14 +125,6 @@ class HybridTest : public VolumeTest {
     options.placement = *policy::MakePlacementPolicy("hybrid");
     FormatAndMount({OpenDev(ZnsUri(8)), OpenDev(SmrUri(64))}, options);
   }
-  std::set<uint32_t> DevicesOf(const std::string& path) {
-    std::set<uint32_t> out;
-    for (const FileInfo& f : vol_->Files()) {
-      if (f.names[0] != path) continue;
-      for (const ExtentInfo& x : f.extents) out.insert(x.device);
-    }
-    return out;
-  }
 };
 
 TEST_F(HybridTest, MetadataGoesToTheSsd) { EXPECT_EQ(vol_->metadata_device(), 0u); }
@@ -145,10 +137,10 @@ TEST_F(HybridTest, DataLandsOnTheSsdFirstAndSpillsToTheDiskWhenItIsFull) {
     const std::string path = "/f" + std::to_string(i);
     ASSERT_OK(WriteFile(*vol_, path, Pattern(i, file)));
     if (i == 0) {
-      EXPECT_EQ(DevicesOf(path), std::set<uint32_t>{0});
+      EXPECT_EQ(DevicesOf(*vol_, path), std::set<uint32_t>{0});
     }
   }
-  EXPECT_EQ(DevicesOf("/f" + std::to_string(files - 1)), std::set<uint32_t>{1});
+  EXPECT_EQ(DevicesOf(*vol_, "/f" + std::to_string(files - 1)), std::set<uint32_t>{1});
   const auto space = vol_->Space();
   EXPECT_LE(space[0].empty_zones, 1u) << "the SSD keeps one empty zone for GC";
   EXPECT_GT(space[1].valid_bytes, 0u);

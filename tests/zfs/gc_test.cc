@@ -195,20 +195,12 @@ class RelocateTest : public VolumeTest {
     FormatAndMount({OpenDev(ZnsUri(16)), OpenDev(SmrUri(64))},
                    {.placement = *policy::MakePlacementPolicy("hybrid")});
   }
-  std::set<uint32_t> DevicesOf(const std::string& path) {
-    std::set<uint32_t> out;
-    for (const FileInfo& f : vol_->Files()) {
-      if (f.names[0] != path) continue;
-      for (const ExtentInfo& x : f.extents) out.insert(x.device);
-    }
-    return out;
-  }
 };
 
 TEST_F(RelocateTest, MovesAFileToTheOtherDeviceUnderAReader) {
   constexpr uint64_t kSize = 6 << 20;
   ASSERT_OK(WriteFile(*vol_, "/f", Pattern(5, kSize), {}, 1 << 20));
-  ASSERT_EQ(DevicesOf("/f"), std::set<uint32_t>{0});
+  ASSERT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{0});
   ASSERT_OK_AND_ASSIGN(auto r, vol_->Open("/f"));
   std::atomic<bool> stop{false};
   std::atomic<int> reads{0};
@@ -226,10 +218,10 @@ TEST_F(RelocateTest, MovesAFileToTheOtherDeviceUnderAReader) {
   });
   const uint64_t resets = ZoneResets(*vol_, 0);
   ASSERT_OK(vol_->Relocate("/f", 1));
-  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
+  EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{1});
   EXPECT_GT(ZoneResets(*vol_, 0), resets) << "the SSD zones it left are reset";
   ASSERT_OK(vol_->Relocate("/f", 0));
-  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{0});
+  EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{0});
   ASSERT_OK(vol_->Relocate("/f", 1));
   while (reads < 20) std::this_thread::yield();
   stop = true;
@@ -237,7 +229,7 @@ TEST_F(RelocateTest, MovesAFileToTheOtherDeviceUnderAReader) {
   r.reset();
   ExpectConsistent(*vol_);
   ASSERT_NO_FATAL_FAILURE(Remount());
-  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
+  EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{1});
   auto got = ReadFile(*vol_, "/f");
   ASSERT_OK(got);
   EXPECT_TRUE(*got == Pattern(5, kSize));

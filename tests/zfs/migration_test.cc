@@ -33,14 +33,6 @@ class MigrationTest : public VolumeTest {
     policy_->SetMigrationRate(migration_rate);
     FormatAndMount({OpenDev(ZnsUri(16)), OpenDev(SmrUri(64))}, {.placement = policy_});
   }
-  std::set<uint32_t> DevicesOf(const std::string& path) {
-    std::set<uint32_t> out;
-    for (const FileInfo& f : vol_->Files()) {
-      if (f.names[0] != path) continue;
-      for (const ExtentInfo& x : f.extents) out.insert(x.device);
-    }
-    return out;
-  }
   absl::Status Write(const std::string& path, uint64_t size, const policy::FileHint& hint = {}) {
     return WriteFile(*vol_, path, Pattern(std::hash<std::string>()(path), size), hint, 1 << 20);
   }
@@ -85,7 +77,7 @@ TEST_F(MigrationTest, PolicyHearsWhereFilesAreAndWhenTheyGo) {
   EXPECT_EQ(placed[1].device, 1u);
   EXPECT_FALSE(placed[1].is_ssd);
   EXPECT_GT(placed[1].size, 1u << 20) << "the bytes written before the move";
-  EXPECT_EQ(DevicesOf("/big"), (std::set<uint32_t>{0, 1}));
+  EXPECT_EQ(DevicesOf(*vol_, "/big"), (std::set<uint32_t>{0, 1}));
 
   // Removal: when the last name goes.
   ASSERT_OK(vol_->Delete("/a"));
@@ -127,7 +119,7 @@ TEST_F(MigrationTest, MigrateMovesAFileUnderReadersAtItsRate) {
   constexpr double kRate = 4 << 20;
   const uint64_t seed = std::hash<std::string>()("/f");
   ASSERT_OK(Write("/f", kSize));
-  ASSERT_EQ(DevicesOf("/f"), std::set<uint32_t>{0});
+  ASSERT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{0});
   ASSERT_OK_AND_ASSIGN(auto r, vol_->Open("/f"));
   std::atomic<bool> stop{false};
   std::atomic<int> reads{0};
@@ -153,7 +145,7 @@ TEST_F(MigrationTest, MigrateMovesAFileUnderReadersAtItsRate) {
   stop = true;
   reader.join();
   r.reset();
-  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
+  EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{1});
   const MigrationStats stats = vol_->migration_stats();
   EXPECT_EQ(stats.files_moved, 1u);
   EXPECT_EQ(stats.bytes_moved, kSize);
@@ -167,7 +159,7 @@ TEST_F(MigrationTest, MigrateMovesAFileUnderReadersAtItsRate) {
   ExpectConsistent(*vol_);
   ExpectNoLeakedSpace(*vol_);
   ASSERT_NO_FATAL_FAILURE(Remount());
-  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
+  EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{1});
   ExpectFilesIntact(*vol_, std::map<std::string, uint64_t>{{"/f", kSize}});
   ExpectConsistent(*vol_);
 }
@@ -216,9 +208,9 @@ TEST_F(MigrationTest, CopiesInChunksOfTwoMebibytes) {
   policy_ = std::make_shared<RecordingPolicy>();
   FormatAndMount({OpenDev(ZnsUri(16)), OpenDev(ZnsUri(16))}, {.placement = policy_});
   ASSERT_OK(Write("/f", 4 << 20));
-  ASSERT_EQ(DevicesOf("/f"), std::set<uint32_t>{0});
+  ASSERT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{0});
   ASSERT_OK(vol_->Migrate("/f", 1, 0));
-  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
+  EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{1});
   const device::IoCounters read =
       vol_->devices()[0]->Stats().by_class[static_cast<int>(device::IoClass::kMigration)];
   EXPECT_EQ(read.read_bytes, uint64_t{4} << 20);
@@ -242,7 +234,7 @@ TEST_F(MigrationTest, AMoveThatRunsOutOfZonesIsCountedAsNoRoom) {
   EXPECT_EQ(stats.failures, 1u);
   EXPECT_EQ(stats.no_room, 1u);
   EXPECT_EQ(stats.aborted, 0u);
-  EXPECT_EQ(DevicesOf("/h"), std::set<uint32_t>{1});
+  EXPECT_EQ(DevicesOf(*vol_, "/h"), std::set<uint32_t>{1});
   ExpectFilesIntact(*vol_, std::map<std::string, uint64_t>{{"/fill", (data_zones - 2) * zone},
                                                           {"/h", 3 * zone}});
   ExpectConsistent(*vol_);
@@ -260,8 +252,8 @@ TEST_F(MigrationTest, BackgroundThreadRunsThePolicysMigrations) {
     return s.files_moved == 1 && s.failures == 1;
   })) << "moved " << vol_->migration_stats().files_moved << ", failed "
       << vol_->migration_stats().failures;
-  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{1});
-  EXPECT_EQ(DevicesOf("/g"), std::set<uint32_t>{0});
+  EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{1});
+  EXPECT_EQ(DevicesOf(*vol_, "/g"), std::set<uint32_t>{0});
   EXPECT_EQ(vol_->migration_stats().bytes_moved, 1u << 20);
   EXPECT_GE(policy_->next_migration_calls(), 2);
   EXPECT_EQ(policy_->last_views().size(), 2u);
@@ -288,7 +280,7 @@ TEST_F(MigrationTest, UnmountStopsASlowMigrationPromptly) {
   EXPECT_LT(SecondsSince(start), 2.0);
   policy_->SetMigrationRate(0);
   ASSERT_NO_FATAL_FAILURE(Mount());
-  EXPECT_EQ(DevicesOf("/f"), std::set<uint32_t>{0});
+  EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{0});
   ExpectFilesIntact(*vol_, std::map<std::string, uint64_t>{{"/f", 2 << 20}});
   ExpectConsistent(*vol_);
   ExpectNoLeakedSpace(*vol_);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,39 +16,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "../common/status_macros.h"
 #include "device/emulated_device.h"
 #include "zfs/volume.h"
-
-#define ASSERT_OK(expr)                                                       \
-  do {                                                                        \
-    const absl::Status zs_status_ = ::zonestack::zfs::testing_util::StatusOf(expr); \
-    ASSERT_TRUE(zs_status_.ok()) << #expr << ": " << zs_status_;             \
-  } while (0)
-
-#define EXPECT_OK(expr)                                                       \
-  do {                                                                        \
-    const absl::Status zs_status_ = ::zonestack::zfs::testing_util::StatusOf(expr); \
-    EXPECT_TRUE(zs_status_.ok()) << #expr << ": " << zs_status_;             \
-  } while (0)
-
-#define ZS_CONCAT_INNER(a, b) a##b
-#define ZS_CONCAT(a, b) ZS_CONCAT_INNER(a, b)
-#define ASSERT_OK_AND_ASSIGN(lhs, expr) \
-  ASSERT_OK_AND_ASSIGN_IMPL(ZS_CONCAT(zs_statusor_, __LINE__), lhs, expr)
-#define ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, expr)             \
-  auto tmp = (expr);                                          \
-  ASSERT_TRUE(tmp.ok()) << #expr << ": " << tmp.status();     \
-  lhs = std::move(*tmp)
 
 namespace zonestack::zfs::testing_util {
 
 using Devices = std::vector<std::shared_ptr<device::ZonedDevice>>;
-
-inline absl::Status StatusOf(const absl::Status& s) { return s; }
-template <typename T>
-absl::Status StatusOf(const absl::StatusOr<T>& s) {
-  return s.status();
-}
 
 // zn540 at 1/256: 8 MiB zones of 4411392 bytes, 14 active zones.
 inline std::string ZnsUri(uint32_t zones, const std::string& extra = "") {
@@ -134,6 +109,16 @@ void ExpectFilesIntact(const Volume& vol, const Files& files) {
     EXPECT_EQ(got->size(), size) << path;
     EXPECT_TRUE(MatchesPattern(std::hash<std::string>()(path), 0, *got)) << path;
   }
+}
+
+// The devices holding the extents of the file named `path`.
+inline std::set<uint32_t> DevicesOf(const Volume& vol, const std::string& path) {
+  std::set<uint32_t> out;
+  for (const FileInfo& f : vol.Files()) {
+    if (f.names[0] != path) continue;
+    for (const ExtentInfo& x : f.extents) out.insert(x.device);
+  }
+  return out;
 }
 
 // Fails the test with every problem fsck finds, in the metadata and in
