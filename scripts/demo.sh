@@ -22,9 +22,13 @@ echo
 echo "YCSB A on RocksDB over three volumes (real-time emulation), each fresh:"
 echo "  zns: a ZN540 alone; hybrid: a small ZN540 + an ST14000NM0007 (SSD first, then HDD);"
 echo "  hdd: the ST14000NM0007 alone. Ratios are against zns, measured in this run."
+echo "  The HDD has its 256 MB write cache on, as the drive ships: every put's WAL flush"
+echo "  reaches the device (docs/architecture.md), which write-through would make a seek."
+# The drive's write cache (256 MB), as in the HHZS experiments.
+hdd="emu:st14000nm0007?zones=200&scale=1/64&write_cache=268435456"
 "$build/src/tools/zsbench" \
   --scheme zns="zonestack://emu:zn540?zones=24&scale=1/64" \
-  --scheme hybrid="zonestack://emu:zn540?zones=8&scale=1/64;emu:st14000nm0007?zones=200&scale=1/64" \
-  --scheme hdd="zonestack://emu:st14000nm0007?zones=200&scale=1/64" \
+  --scheme hybrid="zonestack://emu:zn540?zones=8&scale=1/64;$hdd" \
+  --scheme hdd="zonestack://$hdd" \
   --workload ycsb-a-load,ycsb-a --records "${DEMO_RECORDS:-50000}" --ops "${DEMO_OPS:-5000}" \
   --json "${DEMO_JSON:-$build/demo-results.json}"
