@@ -170,9 +170,26 @@ std::vector<std::string> VolumeImpl::Check() const {
   return problems;
 }
 
+absl::StatusOr<uint32_t> VolumeImpl::ReadCrc(uint32_t device, uint64_t offset,
+                                             uint64_t length) const {
+  const Member& m = members_[device];
+  const uint64_t bs = m.info.block_size;
+  std::vector<uint8_t> buf;
+  uint32_t crc = 0;
+  for (uint64_t done = 0; done < length;) {
+    const uint64_t n = std::min<uint64_t>(length - done, 1 << 20);
+    buf.resize((n + bs - 1) / bs * bs);  // device reads are whole blocks
+    if (auto s = m.dev->Read(offset + done, buf, {device::IoClass::kMetadata}); !s.ok()) {
+      return s;
+    }
+    crc = DataCrc(crc, buf.data(), static_cast<size_t>(n));
+    done += n;
+  }
+  return crc;
+}
+
 std::vector<std::string> VolumeImpl::CheckData() const {
   std::vector<std::string> problems;
-  std::vector<uint8_t> buf;
   for (const FileInfo& f : Files()) {
     const std::string name = f.names.empty() ? absl::StrCat("#", f.id) : f.names[0];
     std::vector<Extent> extents;
@@ -184,20 +201,11 @@ std::vector<std::string> VolumeImpl::CheckData() const {
       extents = it->second->extents;
     }
     for (const Extent& x : extents) {
-      uint32_t crc = 0;
-      absl::Status s;
-      for (uint64_t done = 0; done < x.length && s.ok();) {
-        const uint64_t bs = members_[x.device].info.block_size;
-        const uint64_t n = std::min<uint64_t>(x.length - done, 1 << 20);
-        buf.resize((n + bs - 1) / bs * bs);
-        s = members_[x.device].dev->Read(x.offset + done, buf, {device::IoClass::kMetadata});
-        if (s.ok()) crc = DataCrc(crc, buf.data(), static_cast<size_t>(n));
-        done += n;
-      }
-      if (!s.ok()) {
+      auto crc = ReadCrc(x.device, x.offset, x.length);
+      if (!crc.ok()) {
         problems.push_back(absl::StrCat(name, ": extent at device ", x.device, " offset ",
-                                        x.offset, " cannot be read: ", s.message()));
-      } else if (crc != x.crc) {
+                                        x.offset, " cannot be read: ", crc.status().message()));
+      } else if (*crc != x.crc) {
         problems.push_back(absl::StrCat(name, ": checksum mismatch in the ", x.length,
                                         " bytes at device ", x.device, " offset ", x.offset,
                                         " (data corrupt)"));

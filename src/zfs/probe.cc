@@ -5,13 +5,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "zfs/format.h"
-#include "zfs/volume.h"
+#include "zfs/volume_impl.h"
 
 namespace zonestack::zfs {
 namespace {
-
-// Where Volume::Format puts the label: the first block of zone 0.
-constexpr uint32_t kLabelZone = 0;
 
 MemberProbe Unreadable(const std::string& name, const absl::Status& s) {
   return {.kind = MemberProbe::Kind::kUnreadable,
@@ -19,10 +16,11 @@ MemberProbe Unreadable(const std::string& name, const absl::Status& s) {
 }
 
 MemberProbe ProbeMember(device::ZonedDevice& dev, size_t i) {
-  const std::string name = absl::StrCat("device ", i, " (", dev.info().name, ")");
+  const std::string name = DeviceName(dev, i);
+  const uint32_t label_zone = LabelZone(dev.info());
   auto zones = dev.ReportZones(0, dev.info().num_zones);
   if (!zones.ok()) return Unreadable(name, zones.status());
-  const device::ZoneInfo& lz = (*zones)[kLabelZone];
+  const device::ZoneInfo& lz = (*zones)[label_zone];
   const bool label_zone_written =
       lz.type == device::ZoneType::kConventional || lz.write_pointer > lz.start;
   if (label_zone_written) {
@@ -43,7 +41,7 @@ MemberProbe ProbeMember(device::ZonedDevice& dev, size_t i) {
     // A conventional zone reads zeroes where nothing was written.
     if (std::any_of(block.begin(), block.end(), [](uint8_t b) { return b != 0; })) {
       return {.kind = MemberProbe::Kind::kHoldsData,
-              .description = absl::StrCat(name, " holds data in zone ", kLabelZone,
+              .description = absl::StrCat(name, " holds data in zone ", label_zone,
                                           " that is not a ZoneStack label")};
     }
   }

@@ -87,25 +87,16 @@ void VolumeImpl::PreserveUnaccountedZones(RepairReport* report) {
       ZoneUse& u = m.zones[z];
       if (u.written == 0 || u.valid > 0) continue;
       // The CRC of what is there: the file holds the bytes as found.
-      uint32_t crc = 0;
-      std::vector<uint8_t> buf;
-      for (uint64_t done = 0; done < u.written;) {
-        const uint64_t n = std::min<uint64_t>(u.written - done, 1 << 20);
-        buf.resize(n);
-        if (auto s = m.dev->Read(m.info.zone_size * z + done, buf, {device::IoClass::kMetadata});
-            !s.ok()) {
-          report->problems.push_back(absl::StrCat("zone ", z, " of device ", d,
-                                                  " cannot be read: ", s.message()));
-          break;
-        }
-        crc = DataCrc(crc, buf.data(), buf.size());
-        done += n;
+      auto crc = ReadCrc(d, m.info.zone_size * z, u.written);
+      if (!crc.ok()) {
+        report->problems.push_back(absl::StrCat("zone ", z, " of device ", d,
+                                                " cannot be read: ", crc.status().message()));
       }
       FileRecord rec;
       rec.id = next_id_;
       rec.names = {absl::StrCat(kLostFound, "/device", d, "-zone", z)};
       rec.mtime_us = NowMicros();
-      rec.extents = {{d, m.info.zone_size * z, u.written, crc}};
+      rec.extents = {{d, m.info.zone_size * z, u.written, crc.value_or(0)}};
       rec.size = u.written;
       dirs_.insert(kLostFound);
       ApplyPutFile(rec);

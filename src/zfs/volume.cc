@@ -6,6 +6,16 @@
 #include "zfs/volume_impl.h"
 
 namespace zonestack::zfs {
+
+// The label goes to zone 0: the first conventional zone where a device has
+// them (they are the lowest-numbered), else a sequential zone that is then
+// finished.
+uint32_t LabelZone(const device::DeviceInfo&) { return 0; }
+
+std::string DeviceName(const device::ZonedDevice& dev, size_t i) {
+  return absl::StrCat("device ", i, " (", dev.info().name, ")");
+}
+
 namespace {
 
 using device::IoClass;
@@ -18,10 +28,6 @@ bool IsSsd(const device::DeviceInfo& info) {
   return info.native_cell_mode != device::CellMode::kNone;
 }
 
-// The label goes to zone 0: the first conventional zone where a device has
-// them (they are the lowest-numbered), else a sequential zone that is then
-// finished.
-uint32_t LabelZone(const device::DeviceInfo&) { return 0; }
 
 // Metadata zones: the first `n` sequential zones after the label zone.
 std::vector<uint32_t> PickMetaZones(const device::DeviceInfo& info, uint32_t n) {
@@ -33,9 +39,6 @@ std::vector<uint32_t> PickMetaZones(const device::DeviceInfo& info, uint32_t n) 
   return zones;
 }
 
-std::string DeviceName(const device::ZonedDevice& dev, size_t i) {
-  return absl::StrCat("device ", i, " (", dev.info().name, ")");
-}
 
 absl::StatusOr<Label> ReadLabel(device::ZonedDevice& dev, size_t i) {
   const uint32_t z = LabelZone(dev.info());

@@ -102,6 +102,11 @@ struct Member {
   mutable uint64_t bytes_written_at_us = 0;
 };
 
+// Where a device's label lies (volume.cc), and "device I (NAME)" for
+// messages; Format, Mount and Probe share them.
+uint32_t LabelZone(const device::DeviceInfo& info);
+std::string DeviceName(const device::ZonedDevice& dev, size_t i);
+
 // Reads every member's label and checks that they form one volume, in
 // order, with the recorded geometry; the label is returned in `label`.
 absl::StatusOr<std::vector<Member>> CheckMembers(
@@ -216,6 +221,8 @@ class VolumeImpl {
   std::vector<FileInfo> Files() const;
   std::vector<std::string> Check() const;
   std::vector<std::string> CheckData() const;
+  // The CRC-32 of `length` bytes at `offset` on `device`, read in pieces.
+  absl::StatusOr<uint32_t> ReadCrc(uint32_t device, uint64_t offset, uint64_t length) const;
   absl::StatusOr<std::vector<std::string>> DumpLog() const;
 
   const Label& label() const { return label_; }
