@@ -265,9 +265,10 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable) {
   // A Flush's record is not flushed, but it may become durable with a
   // later record's flush; its data must be durable before that happens
   // (Commit flushes the devices marked here first).
-  for (uint32_t d : devices) {
-    if (!durable) continue;
-    if (auto s = members_[d].dev->Flush({IoClass::kWal}); !s.ok()) return s;
+  if (durable) {
+    for (uint32_t d : devices) {
+      if (auto s = members_[d].dev->Flush({IoClass::kWal}); !s.ok()) return s;
+    }
   }
   // Only this file's writer appends to it, and relocation skips files open
   // for writing, so the extents are as they were above.

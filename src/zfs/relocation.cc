@@ -65,6 +65,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
     device::ZonedDevice* src = members_[x.device].dev.get();
     const uint64_t bs = members_[x.device].info.block_size;
     uint32_t source_crc = 0;  // of the bytes of x read so far
+    uint32_t piece_crc = 0;   // of this chunk: one pass over the bytes serves both
     for (uint64_t done = 0; done < x.length;) {
       {
         // A file deleted mid-move is not worth finishing.
@@ -105,7 +106,8 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
       }
       if (status.ok()) {
         // Corrupt data is reported where it lies, never copied on as good.
-        source_crc = DataCrc(source_crc, buf.data(), static_cast<size_t>(n));
+        piece_crc = DataCrc(0, buf.data(), static_cast<size_t>(n));
+        source_crc = CombineCrc(source_crc, piece_crc, n);
         if (done + n == x.length && source_crc != x.crc) {
           const std::string name = file->names.empty() ? "?" : file->names[0];
           status = absl::DataLossError(absl::StrCat(
@@ -126,7 +128,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
         undo();
         return status;
       }
-      const Extent piece{to_device, lease.next, n, DataCrc(0, buf.data(), static_cast<size_t>(n))};
+      const Extent piece{to_device, lease.next, n, piece_crc};
       {
         absl::MutexLock lock(&mu_);
         AddValid(piece);
