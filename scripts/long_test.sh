@@ -6,6 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 build=${BUILD_DIR:-build-asan}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DZS_SANITIZE=ON > /dev/null
-ninja -C "$build" rocksdb_tests
+ninja -C "$build" glue_tests
 ZS_CRASH_ITERATIONS=${ZS_CRASH_ITERATIONS:-1000} \
-  "$build/tests/rocksdb/rocksdb_tests" --gtest_filter='DbCrashTest.*'
+  "$build/tests/glue/glue_tests" --gtest_filter='DbCrashTest.*'

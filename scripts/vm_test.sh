@@ -40,7 +40,7 @@ fi
 
 # --- the binaries the VM runs -------------------------------------------------
 [ -f build/CMakeCache.txt ] || cmake -S . -B build -G Ninja > /dev/null
-ninja -C build device_tests rocksdb_tests
+ninja -C build device_tests glue_tests
 
 # --- Debian's kernel, unpacked (not installed: the host's /boot is untouched) --
 kernel_pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |

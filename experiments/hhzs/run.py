@@ -166,7 +166,6 @@ class Setup:
         scheme, *extra = scheme.split("/")
         scheme_opts = {
             "name": scheme,
-            "sst_bytes": self.sst,
             "wal_cache_zones": WAL_CACHE_ZONES,
             "migration_mib_per_sec": (migration_rate or self.migration_rate()) / MiB,
             "level_threshold": 3,

@@ -64,9 +64,9 @@ run_gtest conformance-nullb0 ZONESTACK_ZBD_DEVICE=/dev/nullb0 \
 run_gtest conformance-nvme0n1 ZONESTACK_ZBD_DEVICE=/dev/nvme0n1 \
   "$build/tests/device/device_tests" --gtest_filter="$suite"
 run_gtest rocksdb-nvme0n2 ZONESTACK_ZBD_DB_DEVICE=/dev/nvme0n2 \
-  "$build/tests/rocksdb/rocksdb_tests" --gtest_filter='ZbdDbTest.WorkloadSurvivesRemountsOfTheDevice'
+  "$build/tests/glue/glue_tests" --gtest_filter='ZbdDbTest.WorkloadSurvivesRemountsOfTheDevice'
 run_gtest rocksdb-nvme0n2-reopen ZONESTACK_ZBD_DB_DEVICE=/dev/nvme0n2 ZONESTACK_ZBD_DB_VERIFY=1 \
-  "$build/tests/rocksdb/rocksdb_tests" --gtest_filter='ZbdDbTest.DataOfAnEarlierProcessReadsBack'
+  "$build/tests/glue/glue_tests" --gtest_filter='ZbdDbTest.DataOfAnEarlierProcessReadsBack'
 blkzone report /dev/nvme0n2 2>&1 | grep -o 'zcond: *[0-9]*([a-z]*)' | sort | uniq -c \
   > "$out/nvme0n2.conditions"
 echo "nvme0n2 zone conditions after RocksDB: $(tr -s ' \n' ' ' < "$out/nvme0n2.conditions")" |

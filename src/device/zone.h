@@ -111,6 +111,9 @@ struct DeviceInfo {
   bool cross_zone_reads_allowed = false;
 
   uint64_t capacity_bytes() const { return zone_size * num_zones; }
+  // Flash (fast random reads) rather than a disk. Every layer asks this,
+  // so an SSD is recognised in one place: a device with NAND cells.
+  bool is_ssd() const { return native_cell_mode != CellMode::kNone; }
   // Capacity of a zone opened in `mode`: SLC stores one bit per cell where
   // the native mode stores several (ZnH2 section 3.2.1).
   uint64_t ZoneCapacityFor(CellMode mode) const;

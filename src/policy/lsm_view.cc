@@ -4,6 +4,10 @@
 #include <chrono>
 #include <set>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
+
 namespace zonestack::policy {
 namespace {
 
@@ -16,6 +20,18 @@ uint64_t SystemMicros() {
 }
 
 }  // namespace
+
+int64_t SstNumber(const std::string& name) {
+  absl::string_view base(name);
+  if (auto slash = base.rfind('/'); slash != absl::string_view::npos) base.remove_prefix(slash + 1);
+  if (!absl::ConsumeSuffix(&base, ".sst") || base.empty()) return -1;
+  for (char c : base) {
+    if (c < '0' || c > '9') return -1;
+  }
+  int64_t number = 0;
+  if (!absl::SimpleAtoi(base, &number)) return -1;  // out of range
+  return number;
+}
 
 uint32_t SstZones(uint64_t size, uint64_t zone_bytes) {
   if (zone_bytes == 0 || size <= zone_bytes) return 1;

@@ -16,6 +16,10 @@
 
 namespace zonestack::policy {
 
+// The SST number in a RocksDB file name ("/db/000123.sst" -> 123), or -1:
+// the view knows SSTs by number, and zfs passes file names.
+int64_t SstNumber(const std::string& name);
+
 struct SstInfo {
   uint64_t number = 0;
   std::string path;          // zfs path, once zfs has placed it

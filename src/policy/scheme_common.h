@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "policy/schemes.h"
+#include "policy/hhzs_options.h"
+#include "policy/scheme.h"
 
 namespace zonestack::policy {
 
@@ -38,10 +39,11 @@ bool HigherPriority(const SstInfo& a, const SstInfo& b, uint64_t now_us,
 // not an input of a running compaction (it is about to be deleted).
 bool Migratable(const SstInfo& sst);
 
-// Base of the schemes that place files by kind and SST level.
+// Base of the HHZS paper's schemes, which place files by kind and SST level.
 class HintedScheme : public Scheme {
  public:
-  std::string name() const override { return options_.name; }
+  std::string name() const override { return name_; }
+  const HhzsOptions& options() const { return options_; }
   // SSTs: records where zfs put the file. An SST that arrives on the SSD
   // (a popularity migration) drops its SSD-cached blocks.
   void OnPlaced(const FileHint& file, uint32_t device, bool device_is_ssd,
@@ -49,7 +51,8 @@ class HintedScheme : public Scheme {
   void OnRemoved(const FileHint& file) override;
 
  protected:
-  explicit HintedScheme(SchemeOptions options) : Scheme(std::move(options)) {}
+  HintedScheme(std::string name, HhzsOptions options, const SchemeEnv& env)
+      : Scheme(env), name_(std::move(name)), options_(std::move(options)) {}
   // The level the SST will have: the hint's, else the view's pending
   // level, else 0.
   int SstLevel(const FileHint& file) const;
@@ -64,6 +67,9 @@ class HintedScheme : public Scheme {
   bool Ranks(const SstInfo& a, const SstInfo& b, uint64_t now_us) const {
     return HigherPriority(a, b, now_us, options_.priority);
   }
+
+  const std::string name_;
+  const HhzsOptions options_;
 
  private:
   absl::Mutex decision_mu_;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "rocksdb/config.h"
+#include "glue/config.h"
 #include "zfs/volume.h"
 
 namespace zonestack::tools {
@@ -56,12 +56,12 @@ const char* RoleName(zfs::ZoneRole r) {
   return "?";
 }
 
-const char* KindName(policy::FileKind k) {
+const char* KindName(zfs::FileKind k) {
   switch (k) {
-    case policy::FileKind::kWal: return "wal";
-    case policy::FileKind::kSst: return "sst";
-    case policy::FileKind::kManifest: return "manifest";
-    case policy::FileKind::kOther: return "other";
+    case zfs::FileKind::kWal: return "wal";
+    case zfs::FileKind::kSst: return "sst";
+    case zfs::FileKind::kManifest: return "manifest";
+    case zfs::FileKind::kOther: return "other";
   }
   return "?";
 }

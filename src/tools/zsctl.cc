@@ -1,4 +1,5 @@
 // zsctl: ZoneStack's administration tool.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -7,6 +8,7 @@
 
 #include "device/presets.h"
 #include "device/zoned_device.h"
+#include "policy/scheme_registry.h"
 #include "tools/devbench.h"
 #include "tools/volume_cmds.h"
 
@@ -39,6 +41,35 @@ int ListPresets() {
   return 0;
 }
 
+bool SameOptions(const std::vector<zs::policy::OptionDoc>& a,
+                 const std::vector<zs::policy::OptionDoc>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const auto& x, const auto& y) {
+    return x.key == y.key && x.default_value == y.default_value;
+  });
+}
+
+// Every registered scheme with its options, as a volume config's "scheme"
+// object takes them.
+int ListSchemes() {
+  const zs::policy::SchemeSpec* shown = nullptr;  // whose options were printed last
+  for (const auto& spec : zs::policy::Schemes()) {
+    fmt::print("{}\n  {}\n", spec.name, spec.summary);
+    if (spec.options.empty()) {
+      fmt::print("    (no options)\n");
+    } else if (shown != nullptr && SameOptions(shown->options, spec.options)) {
+      fmt::print("    options as for {}\n", shown->name);
+    } else {
+      for (const auto& o : spec.options) {
+        fmt::print("    {:<24} {:<10} {}\n", o.key, o.default_value, o.help);
+      }
+      shown = &spec;
+    }
+  }
+  fmt::print("\nConfig: \"scheme\": {{\"name\": NAME, OPTION: VALUE, ...}}, or just "
+             "\"scheme\": NAME for the defaults shown.\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,6 +78,10 @@ int main(int argc, char** argv) {
 
   app.add_subcommand("presets", "list the emulated device presets")->callback([] {
     std::exit(ListPresets());
+  });
+
+  app.add_subcommand("schemes", "list the placement schemes and their options")->callback([] {
+    std::exit(ListSchemes());
   });
 
   std::string uri;

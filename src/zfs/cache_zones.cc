@@ -1,8 +1,7 @@
-// SSD cache zones (HHZS 3.5): zones of a device's WAL/cache pool that the
-// block cache above fills and resets itself. zfs only hands them out,
-// checks writes against the write pointer and keeps them out of GC; they
-// are never logged, so mount treats a leftover one as a dead data zone and
-// resets it.
+// SSD cache zones (cache_zones.h). They are never logged, so mount treats
+// a leftover one as a dead data zone and resets it.
+#include "zfs/cache_zones.h"
+
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -143,6 +142,22 @@ absl::Status VolumeImpl::ReleaseCacheZone(const CacheZone& c) {
 void VolumeImpl::SetCacheReclaimer(std::function<bool()> reclaim_one) {
   absl::MutexLock lock(&mu_);
   cache_reclaimer_ = std::move(reclaim_one);
+}
+
+absl::StatusOr<CacheZone> CacheZones::Acquire(uint32_t device) {
+  return impl_->AcquireCacheZone(device);
+}
+absl::Status CacheZones::Write(const CacheZone& zone, uint64_t offset,
+                               std::span<const uint8_t> data) {
+  return impl_->CacheWrite(zone, offset, data);
+}
+absl::Status CacheZones::Read(const CacheZone& zone, uint64_t offset,
+                              std::span<uint8_t> dst) const {
+  return impl_->CacheRead(zone, offset, dst);
+}
+absl::Status CacheZones::Release(const CacheZone& zone) { return impl_->ReleaseCacheZone(zone); }
+void CacheZones::SetReclaimer(std::function<bool()> reclaim_one) {
+  impl_->SetCacheReclaimer(std::move(reclaim_one));
 }
 
 }  // namespace zonestack::zfs

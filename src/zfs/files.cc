@@ -19,14 +19,14 @@ using device::IoContext;
 // does not hold one zone's worth of data in memory.
 constexpr size_t kWriteBatch = 1 << 20;
 
-IoContext WriteContext(const policy::FileHint& h) {
+IoContext WriteContext(const FileHint& h) {
   switch (h.kind) {
-    case policy::FileKind::kWal: return {IoClass::kWal};
-    case policy::FileKind::kSst:
+    case FileKind::kWal: return {IoClass::kWal};
+    case FileKind::kSst:
       switch (h.origin) {
-        case policy::SstOrigin::kFlush: return {IoClass::kFlush};
-        case policy::SstOrigin::kCompaction: return {IoClass::kCompaction};
-        case policy::SstOrigin::kUnknown: break;
+        case SstOrigin::kFlush: return {IoClass::kFlush};
+        case SstOrigin::kCompaction: return {IoClass::kCompaction};
+        case SstOrigin::kUnknown: break;
       }
       return {h.level == 0 ? IoClass::kFlush : IoClass::kCompaction};
     default: return {IoClass::kMetadata};

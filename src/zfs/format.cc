@@ -156,12 +156,12 @@ FileRecord DecodeFile(Decoder& d) {
   // know is a malformed record.
   const uint8_t kind = d.U8();
   const uint8_t lifetime = d.U8();
-  if (kind > static_cast<uint8_t>(policy::FileKind::kOther) ||
-      lifetime > static_cast<uint8_t>(policy::Lifetime::kExtreme)) {
+  if (kind > static_cast<uint8_t>(FileKind::kOther) ||
+      lifetime > static_cast<uint8_t>(Lifetime::kExtreme)) {
     d.Fail();
   }
-  f.kind = static_cast<policy::FileKind>(kind);
-  f.lifetime = static_cast<policy::Lifetime>(lifetime);
+  f.kind = static_cast<FileKind>(kind);
+  f.lifetime = static_cast<Lifetime>(lifetime);
   f.level = static_cast<int32_t>(d.U32());
   for (uint32_t i = 0, n = d.Count(); i < n && d.ok(); ++i) {
     Extent x;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "policy/placement.h"
+#include "zfs/placement.h"
 
 namespace zonestack::zfs {
 
@@ -75,8 +75,8 @@ struct FileRecord {
   std::vector<std::string> names;  // paths; more than one with hard links
   uint64_t size = 0;
   uint64_t mtime_us = 0;
-  policy::FileKind kind = policy::FileKind::kOther;
-  policy::Lifetime lifetime = policy::Lifetime::kNotSet;
+  FileKind kind = FileKind::kOther;
+  Lifetime lifetime = Lifetime::kNotSet;
   int32_t level = -1;
   std::vector<Extent> extents;
 };

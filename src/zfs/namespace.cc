@@ -63,7 +63,7 @@ void VolumeImpl::DroppedName(const std::shared_ptr<FileMeta>& f, const std::stri
 }
 
 absl::StatusOr<std::unique_ptr<WritableFile>> VolumeImpl::Create(const std::string& path,
-                                                                  const policy::FileHint& hint,
+                                                                  const FileHint& hint,
                                                                   bool reopen) {
   if (auto s = CheckPath(path); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
@@ -227,13 +227,13 @@ absl::Status VolumeImpl::DeleteDir(const std::string& path) {
   return absl::OkStatus();
 }
 
-absl::Status VolumeImpl::SetHint(const std::string& path, const policy::FileHint& hint) {
+absl::Status VolumeImpl::SetHint(const std::string& path, const FileHint& hint) {
   absl::MutexLock lock(&mu_);
   std::shared_ptr<FileMeta> f = Find(path);
   if (!f) return NoSuchFile(path);
   // Logged now: a closed file, or one with nothing new to sync, would
   // otherwise lose it at the next mount.
-  policy::FileHint updated = f->hint;
+  FileHint updated = f->hint;
   updated.kind = hint.kind;
   updated.lifetime = hint.lifetime;
   if (hint.level >= 0) updated.level = hint.level;

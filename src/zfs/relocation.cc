@@ -255,12 +255,12 @@ void VolumeImpl::MigrationLoop() {
   // them); otherwise the policy is asked again after a pause.
   while (SleepUntil(moved ? absl::Now() : absl::Now() + kMigrationPeriod)) {
     moved = false;
-    std::vector<policy::DeviceView> views;
+    std::vector<DeviceView> views;
     {
       absl::MutexLock lock(&mu_);
       views = DeviceViews();
     }
-    const std::optional<policy::Migration> next = options_.placement->NextMigration(views);
+    const std::optional<Migration> next = options_.placement->NextMigration(views);
     const double rate = options_.placement->MigrationRate();
     if (!next || rate <= 0) continue;
     const uint64_t files = migrated_files_.load();

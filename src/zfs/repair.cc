@@ -18,9 +18,7 @@ absl::StatusOr<RepairReport> Volume::Repair(
   MountOptions opts = options;
   opts.read_only = false;
   if (!opts.placement) {
-    auto p = policy::MakePlacementPolicy("lifetime");
-    if (!p.ok()) return p.status();
-    opts.placement = *p;
+    opts.placement = MakeLifetimePlacement();
   }
   RepairReport report;
   VolumeImpl impl(std::move(*members), label, opts);

@@ -24,10 +24,6 @@ using device::ZoneType;
 
 const IoContext kMeta{IoClass::kMetadata};
 
-bool IsSsd(const device::DeviceInfo& info) {
-  return info.native_cell_mode != device::CellMode::kNone;
-}
-
 
 // Metadata zones: the first `n` sequential zones after the label zone.
 std::vector<uint32_t> PickMetaZones(const device::DeviceInfo& info, uint32_t n) {
@@ -90,7 +86,7 @@ absl::Status Volume::Format(const std::vector<std::shared_ptr<device::ZonedDevic
   for (auto& b : label.volume_id) b = static_cast<uint8_t>(rd());
   label.meta_device = 0;
   for (uint32_t i = 0; i < devices.size(); ++i) {
-    if (IsSsd(devices[i]->info())) {
+    if (devices[i]->info().is_ssd()) {
       label.meta_device = i;
       break;
     }
@@ -178,7 +174,7 @@ absl::StatusOr<std::vector<Member>> CheckMembers(
     Member m;
     m.dev = devices[i];
     m.info = info;
-    m.is_ssd = IsSsd(info);
+    m.is_ssd = info.is_ssd();
     m.label_zone = LabelZone(info);
     members.push_back(std::move(m));
   }
@@ -193,9 +189,7 @@ absl::StatusOr<std::unique_ptr<Volume>> Volume::Mount(
   if (!members.ok()) return members.status();
   MountOptions opts = options;
   if (!opts.placement) {
-    auto p = policy::MakePlacementPolicy("lifetime");
-    if (!p.ok()) return p.status();
-    opts.placement = *p;
+    opts.placement = MakeLifetimePlacement();
   }
   auto impl = std::make_unique<VolumeImpl>(std::move(*members), first, opts);
   if (auto s = impl->Recover(opts.read_only); !s.ok()) return s;
@@ -529,11 +523,12 @@ absl::Status VolumeImpl::CheckWritable() const {
 
 // ---------------------------------------------------------------- Volume
 
-Volume::Volume(std::unique_ptr<VolumeImpl> impl) : impl_(std::move(impl)) {}
+Volume::Volume(std::unique_ptr<VolumeImpl> impl)
+    : impl_(std::move(impl)), cache_zones_(impl_.get()) {}
 Volume::~Volume() = default;
 
 absl::StatusOr<std::unique_ptr<WritableFile>> Volume::Create(const std::string& path,
-                                                             const policy::FileHint& hint) {
+                                                             const FileHint& hint) {
   return impl_->Create(path, hint, /*reopen=*/false);
 }
 absl::StatusOr<std::unique_ptr<WritableFile>> Volume::Reopen(const std::string& path) {
@@ -555,7 +550,7 @@ absl::StatusOr<std::vector<std::string>> Volume::List(const std::string& dir) co
 }
 absl::Status Volume::CreateDir(const std::string& path) { return impl_->CreateDir(path); }
 absl::Status Volume::DeleteDir(const std::string& path) { return impl_->DeleteDir(path); }
-absl::Status Volume::SetHint(const std::string& path, const policy::FileHint& hint) {
+absl::Status Volume::SetHint(const std::string& path, const FileHint& hint) {
   return impl_->SetHint(path, hint);
 }
 absl::Status Volume::Relocate(const std::string& path, uint32_t device) {
@@ -568,23 +563,7 @@ absl::Status Volume::Migrate(const std::string& path, uint32_t device, double by
   return impl_->Migrate(path, device, bytes_per_sec);
 }
 MigrationStats Volume::migration_stats() const { return impl_->migration_stats(); }
-absl::StatusOr<CacheZone> Volume::AcquireCacheZone(uint32_t device) {
-  return impl_->AcquireCacheZone(device);
-}
-absl::Status Volume::CacheWrite(const CacheZone& zone, uint64_t offset,
-                                std::span<const uint8_t> data) {
-  return impl_->CacheWrite(zone, offset, data);
-}
-absl::Status Volume::CacheRead(const CacheZone& zone, uint64_t offset,
-                               std::span<uint8_t> dst) const {
-  return impl_->CacheRead(zone, offset, dst);
-}
-absl::Status Volume::ReleaseCacheZone(const CacheZone& zone) {
-  return impl_->ReleaseCacheZone(zone);
-}
-void Volume::SetCacheReclaimer(std::function<bool()> reclaim_one) {
-  impl_->SetCacheReclaimer(std::move(reclaim_one));
-}
+CacheZones& Volume::cache_zones() { return cache_zones_; }
 std::string Volume::volume_id() const { return FormatVolumeId(impl_->label().volume_id); }
 uint32_t Volume::metadata_device() const { return impl_->label().meta_device; }
 std::vector<DeviceSpace> Volume::Space() const { return impl_->Space(); }

@@ -14,11 +14,10 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "device/zoned_device.h"
-#include "policy/placement.h"
+#include "zfs/cache_zones.h"
+#include "zfs/placement.h"
 
 namespace zonestack::zfs {
-
-class VolumeImpl;
 
 struct FormatOptions {
   uint32_t metadata_zones = 2;  // on the metadata device; at least 2
@@ -49,7 +48,7 @@ struct VolumeProbe {
 };
 
 struct MountOptions {
-  std::shared_ptr<policy::PlacementPolicy> placement;  // null = "lifetime"
+  std::shared_ptr<PlacementPolicy> placement;  // null = "lifetime"
   // GC starts when a device's empty zones fall to this fraction of its data
   // zones, and frees zones until they are back above it.
   // Negative: no background GC (GC still runs before reporting no space).
@@ -88,7 +87,7 @@ struct FileInfo {
   uint64_t id = 0;
   std::vector<std::string> names;
   uint64_t size = 0;
-  policy::FileHint hint;
+  FileHint hint;
   std::vector<ExtentInfo> extents;
 };
 
@@ -112,16 +111,6 @@ struct DeviceSpace {
   uint64_t valid_bytes = 0;     // live file data
   uint64_t written_bytes = 0;   // written into data zones, live or dead
   uint64_t free_bytes = 0;      // writable: empty zones + open zones' tails
-};
-
-// An SSD cache zone (HHZS 3.5): a zone of the WAL/cache pool that the
-// cache writes and resets itself. Cache zones are not in the metadata log:
-// the cache is volatile and mount resets any zone left behind.
-struct CacheZone {
-  uint32_t device = 0;
-  uint32_t zone = 0;
-  uint64_t start = 0;     // device offset of the zone
-  uint64_t capacity = 0;  // bytes
 };
 
 struct MigrationStats {
@@ -216,7 +205,7 @@ class Volume {
 
   // Paths are absolute ("/db/000012.sst"); "." and ".." are not resolved.
   absl::StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
-                                                       const policy::FileHint& hint);
+                                                       const FileHint& hint);
   // Reopens an existing file for appending (RocksDB's ReopenWritableFile).
   absl::StatusOr<std::unique_ptr<WritableFile>> Reopen(const std::string& path);
   absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path) const;
@@ -232,7 +221,7 @@ class Volume {
   absl::Status DeleteDir(const std::string& path);
   // Updates a file's hint, e.g. when the LSM level becomes known later.
   // Durable when it returns, like a rename.
-  absl::Status SetHint(const std::string& path, const policy::FileHint& hint);
+  absl::Status SetHint(const std::string& path, const FileHint& hint);
 
   // Moves a live file's data to `device` while readers keep reading: copy,
   // then one metadata record swaps the extent list. Migrate without a rate
@@ -252,28 +241,9 @@ class Volume {
   // Counts every Migrate and Relocate since mount.
   MigrationStats migration_stats() const;
 
-  // SSD cache zones (HHZS 3.5), taken from the policy's WAL/cache pool
-  // on `device`. ResourceExhausted when the pool has no empty zone.
-  absl::StatusOr<CacheZone> AcquireCacheZone(uint32_t device);
-  // Writes block-aligned `data` at `offset` bytes into the zone (its write
-  // pointer). Not durable, and need not be: the cache is volatile.
-  // InvalidArgument for another offset or an unaligned size,
-  // ResourceExhausted past the zone's capacity, FailedPrecondition for a
-  // zone that is not (or no longer) a cache zone or under another write:
-  // writes to one zone are issued one at a time.
-  absl::Status CacheWrite(const CacheZone& zone, uint64_t offset, std::span<const uint8_t> data);
-  // Reads written bytes (any offset and length; OutOfRange past the write
-  // pointer). A read racing ReleaseCacheZone of its zone may fail or return
-  // another zone owner's bytes: the cache must discard what it read from a
-  // zone it released meanwhile.
-  absl::Status CacheRead(const CacheZone& zone, uint64_t offset, std::span<uint8_t> dst) const;
-  // Resets the zone and gives it back to the pool (waits for a write in
-  // flight).
-  absl::Status ReleaseCacheZone(const CacheZone& zone);
-  // Called (without zfs's locks) when a pool allocation finds the pool
-  // full of cache zones: the cache evicts its oldest zone with
-  // ReleaseCacheZone and returns true, or returns false if it has none.
-  void SetCacheReclaimer(std::function<bool()> reclaim_one);
+  // SSD cache zones (HHZS 3.5) from the policy's WAL/cache pool, for a
+  // block cache above zfs (cache_zones.h).
+  CacheZones& cache_zones();
 
   // Inspection, for zsctl and tests.
   std::string volume_id() const;
@@ -294,6 +264,7 @@ class Volume {
  private:
   explicit Volume(std::unique_ptr<VolumeImpl> impl);
   std::unique_ptr<VolumeImpl> impl_;
+  CacheZones cache_zones_;
 };
 
 }  // namespace zonestack::zfs

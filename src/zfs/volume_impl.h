@@ -31,7 +31,7 @@ struct FileMeta {
 
   // Guarded by VolumeImpl::mu_.
   std::vector<std::string> names;
-  policy::FileHint hint;
+  FileHint hint;
   uint64_t mtime_us = 0;
   bool writer_open = false;
   int readers = 0;        // open ReadableFiles
@@ -151,7 +151,7 @@ class VolumeImpl {
 
   // --- namespace (namespace.cc)
   absl::StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
-                                                       const policy::FileHint& hint, bool reopen);
+                                                       const FileHint& hint, bool reopen);
   absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path);
   absl::Status Delete(const std::string& path);
   absl::Status Rename(const std::string& from, const std::string& to);
@@ -160,7 +160,7 @@ class VolumeImpl {
   absl::StatusOr<std::vector<std::string>> List(const std::string& dir) const;
   absl::Status CreateDir(const std::string& path);
   absl::Status DeleteDir(const std::string& path);
-  absl::Status SetHint(const std::string& path, const policy::FileHint& hint);
+  absl::Status SetHint(const std::string& path, const FileHint& hint);
 
   // --- the data path (files.cc, zones.cc)
   // A zone with room for `file`, from the policy's device order.
@@ -278,7 +278,7 @@ class VolumeImpl {
   uint32_t GcReserve(uint32_t device) const;
   // Empty zones general allocations leave for the pool: the policy's pool
   // size minus the pool zones in use.
-  uint32_t PoolReserve(uint32_t device, const std::vector<policy::DeviceView>& views) const
+  uint32_t PoolReserve(uint32_t device, const std::vector<DeviceView>& views) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool FinishCheapestZone(uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   uint32_t MaxActive(uint32_t device) const;
@@ -295,7 +295,7 @@ class VolumeImpl {
   void NotifyPlaced(FileMeta& file, uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether `zone` names a cache zone zfs handed out and still holds.
   absl::Status CheckCacheZone(const CacheZone& zone) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  std::vector<policy::DeviceView> DeviceViews() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::vector<DeviceView> DeviceViews() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   uint32_t ZoneOf(const Extent& x) const {
     return static_cast<uint32_t>(x.offset / members_[x.device].info.zone_size);
   }

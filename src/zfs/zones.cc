@@ -27,11 +27,11 @@ uint32_t VolumeImpl::MaxActive(uint32_t device) const {
   return limit > m.reserved_active ? limit - m.reserved_active : 0;
 }
 
-std::vector<policy::DeviceView> VolumeImpl::DeviceViews() const {
+std::vector<DeviceView> VolumeImpl::DeviceViews() const {
   const uint64_t now = NowMicros();
-  std::vector<policy::DeviceView> views;
+  std::vector<DeviceView> views;
   for (const Member& m : members_) {
-    policy::DeviceView v;
+    DeviceView v;
     v.name = m.info.name;
     v.is_ssd = m.is_ssd;
     v.zone_capacity = m.info.zone_capacity;
@@ -131,7 +131,7 @@ void VolumeImpl::ZoneEmptied(uint32_t device, uint32_t zone) {
 }
 
 uint32_t VolumeImpl::PoolReserve(uint32_t device,
-                                 const std::vector<policy::DeviceView>& views) const {
+                                 const std::vector<DeviceView>& views) const {
   const uint32_t size = options_.placement->PoolZones(device, views);
   const uint32_t used = members_[device].pool_zones;
   return size > used ? size - used : 0;
@@ -204,8 +204,8 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
                                              std::optional<uint32_t> only_device,
                                              Purpose purpose, bool reclaim_tried,
                                              bool* busy_zones, bool* reclaim) {
-  const std::vector<policy::DeviceView> views = DeviceViews();
-  policy::PlacementDecision d = options_.placement->Place(file.hint, views);
+  const std::vector<DeviceView> views = DeviceViews();
+  PlacementDecision d = options_.placement->Place(file.hint, views);
   if (only_device) d.devices = {*only_device};
   // GC and migration copy into general zones: the pool is for the WAL and
   // the cache.

@@ -3,7 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "policy/scheme_common.h"
-#include "policy/schemes.h"
+#include "policy/hhzs_options.h"
+#include "policy/scheme_registry.h"
 #include "policy_test_util.h"
 
 namespace zonestack::policy {
@@ -22,12 +23,10 @@ constexpr double kMB = 1e6;
 class AutoTest : public ::testing::Test {
  protected:
   AutoTest() {
-    SchemeOptions o;
-    o.name = "auto";
-    o.now_us = clock_.fn();
+    HhzsOptions o;
     o.ssd_write_bytes_per_sec = 100 * kMB;
     o.wal_cache_zones = 2;
-    scheme_ = *MakeScheme(o);
+    scheme_ = *MakeHhzsPaperScheme("auto", o, {clock_.fn()});
   }
 
   // At time `sec`, with `written` more bytes on the SSD than at the last

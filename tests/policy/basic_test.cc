@@ -2,7 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "policy/scheme_common.h"
-#include "policy/schemes.h"
+#include "policy/hhzs_options.h"
+#include "policy/scheme_registry.h"
 #include "policy_test_util.h"
 
 namespace zonestack::policy {
@@ -21,10 +22,8 @@ using Devices = std::vector<uint32_t>;
 class BasicTest : public ::testing::Test {
  protected:
   std::shared_ptr<Scheme> Make(const std::string& name) {
-    SchemeOptions o;
-    o.name = name;
-    o.now_us = clock_.fn();
-    auto s = MakeScheme(o);
+    HhzsOptions o;
+    auto s = MakeHhzsPaperScheme(name, o, {clock_.fn()});
     EXPECT_TRUE(s.ok()) << s.status();
     return *s;
   }
@@ -41,7 +40,7 @@ class BasicTest : public ::testing::Test {
 TEST_F(BasicTest, LevelThresholdSplitsSstsBetweenSsdAndHdd) {
   for (int h = 1; h <= 4; ++h) {
     auto s = Make("b" + std::to_string(h));
-    EXPECT_EQ(s->options().level_threshold, h);
+    EXPECT_EQ(dynamic_cast<HintedScheme&>(*s).options().level_threshold, h);
     for (int level = 0; level <= 5; ++level) {
       EXPECT_EQ(s->Place(SstHint(9, level), devices_).devices,
                 (level < h ? Devices{0, 1} : Devices{1, 0}))
@@ -83,7 +82,7 @@ TEST_F(BasicTest, PlainBasicSchemesNeverMigrate) {
 TEST_F(BasicTest, B3PlusMMovesLowLevelHddSstsUpByPriority) {
   auto s = Make("b3+m");
   EXPECT_EQ(s->MigrationRate(), 4 << 20);
-  EXPECT_EQ(s->options().level_threshold, 3);
+  EXPECT_EQ(dynamic_cast<HintedScheme&>(*s).options().level_threshold, 3);
   AddSst(*s, 20, 2, false, 3);
   AddSst(*s, 21, 1, false, 0);
   AddSst(*s, 30, 3, false, 100);  // L3 stays on the HDD, however hot

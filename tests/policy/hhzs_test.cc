@@ -3,7 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "policy/scheme_common.h"
-#include "policy/schemes.h"
+#include "policy/hhzs_options.h"
+#include "policy/scheme_registry.h"
 #include "policy_test_util.h"
 
 namespace zonestack::policy {
@@ -23,16 +24,14 @@ class HhzsTest : public ::testing::Test {
  protected:
   std::shared_ptr<Scheme> Make(const std::string& name,
                                SstPriority priority = SstPriority::kLevelFirst) {
-    SchemeOptions o;
-    o.name = name;
+    HhzsOptions o;
     o.priority = priority;
     o.spare_placement = spare_placement_;
-    o.now_us = clock_.fn();
     o.wal_cache_zones = 2;
     o.hdd_random_read_iops = 10;  // popularity migration above 5 reads/s
     o.hdd_read_window_us = 2 * kSec;
     o.decision_interval_us = kSec;
-    auto s = MakeScheme(o);
+    auto s = MakeHhzsPaperScheme(name, o, {clock_.fn()});
     EXPECT_TRUE(s.ok()) << s.status();
     return *s;
   }

@@ -8,8 +8,9 @@
 
 #include "absl/strings/str_format.h"
 #include "policy/lsm_view.h"
-#include "policy/placement.h"
-#include "policy/schemes.h"
+#include "policy/scheme.h"
+#include "policy/hhzs_options.h"
+#include "policy/scheme_registry.h"
 
 namespace zonestack::policy::testing {
 

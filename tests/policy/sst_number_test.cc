@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "policy/placement.h"
+#include "policy/lsm_view.h"
+#include "policy/scheme_registry.h"
 
 namespace zonestack::policy {
 namespace {
@@ -31,15 +32,15 @@ TEST(PlacementPolicyTest, LifetimeAndHybridStillWork) {
   devices[1].is_ssd = true;
   FileHint wal;
   wal.kind = FileKind::kWal;
-  auto hybrid = MakePlacementPolicy("hybrid");
+  auto hybrid = MakeScheme("hybrid");
   ASSERT_TRUE(hybrid.ok());
   EXPECT_EQ((*hybrid)->Place(wal, devices).devices, (std::vector<uint32_t>{1, 0}));
-  auto lifetime = MakePlacementPolicy("lifetime");
+  auto lifetime = MakeScheme("lifetime");
   ASSERT_TRUE(lifetime.ok());
   EXPECT_EQ((*lifetime)->Place(wal, devices).devices, (std::vector<uint32_t>{0, 1}));
   EXPECT_EQ((*lifetime)->MigrationRate(), 0);
   EXPECT_FALSE((*lifetime)->NextMigration(devices).has_value());
-  EXPECT_EQ(MakePlacementPolicy("hhzs").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(MakeScheme("ldp").status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "rocksdb/open_db.h"
+#include "glue/open_db.h"
 #include "rocksdb/statistics.h"
-#include "rocksdb/volume_registry.h"
+#include "glue/volume_registry.h"
 #include "tools/zsbench/report.h"
 #include "tools/zsbench/runner.h"
 

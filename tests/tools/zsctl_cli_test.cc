@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "device/zoned_device.h"
+#include "policy/scheme_registry.h"
 #include "run_tool.h"
 #include "zfs/volume.h"
 
@@ -55,6 +56,21 @@ class ZsctlCliTest : public ::testing::Test {
   std::filesystem::path dir_;
   std::string uri_;
 };
+
+// Every registered scheme, with its summary and each option's default.
+TEST_F(ZsctlCliTest, SchemesListsEverySchemeWithItsOptions) {
+  const ToolRun r = Zsctl("schemes");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const policy::SchemeSpec& spec : policy::Schemes()) {
+    EXPECT_NE(r.out.find(spec.name + "\n  " + spec.summary + "\n"), std::string::npos)
+        << spec.name;
+  }
+  EXPECT_NE(r.out.find("wal_cache_zones          2 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("p+m+c\n  HHZS (Exp#2's name for it)\n    options as for auto"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("lifetime\n"), std::string::npos);
+}
 
 TEST_F(ZsctlCliTest, PathAfterDeviceIsNotTakenForADevice) {
   const ToolRun r = Zsctl("ls " + D() + " /db");

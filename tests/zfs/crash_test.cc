@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ssd_first_placement.h"
 #include "zfs_test_util.h"
 
 namespace zonestack::zfs {
@@ -113,7 +114,7 @@ class Workload {
       return true;
     }
     const int id = next_id_++;
-    auto w = vol_->Create(path, {.lifetime = static_cast<policy::Lifetime>(rng_() % 3)});
+    auto w = vol_->Create(path, {.lifetime = static_cast<Lifetime>(rng_() % 3)});
     const bool ok = Done(w.status(), [&](Model& m) {
       m.files[id] = {.seed = rng_seed_base_ + static_cast<uint64_t>(id)};
       m.names[path] = id;
@@ -315,7 +316,7 @@ void RunIteration(uint64_t seed, const Plan& plan, bool* cut) {
   MountOptions options;
   if (plan.hybrid) {
     devs = {OpenDev("emu:zn540?zones=16&scale=1/2048&timing=none"), OpenDev(SmrUri(48))};
-    options.placement = *policy::MakePlacementPolicy("hybrid");
+    options.placement = SsdFirst();
   }
   ASSERT_OK(Volume::Format(devs));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Volume> vol, Volume::Mount(devs, options));

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/synchronization/mutex.h"
+#include "ssd_first_placement.h"
 #include "zfs_test_util.h"
 
 namespace zonestack::zfs {
@@ -31,9 +32,8 @@ class RandomFilesTest : public VolumeTest, public testing::WithParamInterface<La
     Devices devs;
     for (const std::string& uri : GetParam().uris) devs.push_back(OpenDev(uri));
     MountOptions options;
-    auto p = policy::MakePlacementPolicy(GetParam().placement);
-    ASSERT_OK(p);
-    options.placement = *p;
+    options.placement =
+        GetParam().placement == "hybrid" ? SsdFirst() : MakeLifetimePlacement();
     FormatAndMount(devs, options);
   }
 
@@ -122,7 +122,7 @@ class HybridTest : public VolumeTest {
  protected:
   void SetUp() override {
     MountOptions options;
-    options.placement = *policy::MakePlacementPolicy("hybrid");
+    options.placement = SsdFirst();
     FormatAndMount({OpenDev(ZnsUri(8)), OpenDev(SmrUri(64))}, options);
   }
 };
@@ -174,7 +174,7 @@ TEST(ConcurrencyTest, ConcurrentWritersAndReadersSeeConsistentData) {
         const std::string path = "/w" + std::to_string(t) + "_" + std::to_string(i);
         const uint64_t seed = std::hash<std::string>()(path);
         const uint64_t size = 1000 + rng() % (1500 << 10);
-        auto w = vol->Create(path, {.lifetime = static_cast<policy::Lifetime>(t % 3)});
+        auto w = vol->Create(path, {.lifetime = static_cast<Lifetime>(t % 3)});
         if (!w.ok()) return fail(std::string(w.status().message()));
         for (uint64_t pos = 0; pos < size;) {
           const uint64_t n = std::min<uint64_t>(size - pos, 1 + rng() % 200000);

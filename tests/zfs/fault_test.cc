@@ -28,8 +28,8 @@ using device::ZoneState;
 // data zones start here.
 constexpr uint32_t kFirstDataZone = 3;
 
-policy::FileHint Sst(policy::Lifetime lifetime) {
-  return {.kind = policy::FileKind::kSst, .lifetime = lifetime};
+FileHint Sst(Lifetime lifetime) {
+  return {.kind = FileKind::kSst, .lifetime = lifetime};
 }
 
 bool Mentions(const absl::Status& s, const std::string& text) {
@@ -169,8 +169,8 @@ TEST_F(FaultTest, ZoneGoingOfflineWithLiveDataIsReportedByName) {
   const auto lost = Pattern(5, 500000);
   const auto kept = Pattern(6, 500000);
   // Different lifetimes: different zones.
-  ASSERT_OK(WriteFile(*vol_, "/lost", lost, Sst(policy::Lifetime::kShort)));
-  ASSERT_OK(WriteFile(*vol_, "/kept", kept, Sst(policy::Lifetime::kExtreme)));
+  ASSERT_OK(WriteFile(*vol_, "/lost", lost, Sst(Lifetime::kShort)));
+  ASSERT_OK(WriteFile(*vol_, "/kept", kept, Sst(Lifetime::kExtreme)));
   const std::set<uint32_t> zones = ZonesOf("/lost");
   ASSERT_EQ(zones.size(), 1u);
   const uint32_t zone = *zones.begin();
@@ -213,7 +213,7 @@ TEST_F(FaultTest, ZoneGoingOfflineUnderAWriter) {
   ASSERT_OK_AND_ASSIGN(auto got, ReadFile(*vol_, "/fresh"));
   EXPECT_TRUE(got == fresh);
   // A writer with synced data in a zone that then goes offline is told so.
-  ASSERT_OK_AND_ASSIGN(auto f, vol_->Create("/half", Sst(policy::Lifetime::kLong)));
+  ASSERT_OK_AND_ASSIGN(auto f, vol_->Create("/half", Sst(Lifetime::kLong)));
   ASSERT_OK(f->Append(Pattern(8, 100000)));
   ASSERT_OK(f->Sync());
   const uint32_t zone = *ZonesOf("/half").begin();

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/synchronization/mutex.h"
+#include "ssd_first_placement.h"
 #include "zfs_test_util.h"
 
 namespace zonestack::zfs {
@@ -193,7 +194,7 @@ class RelocateTest : public VolumeTest {
  protected:
   void SetUp() override {
     FormatAndMount({OpenDev(ZnsUri(16)), OpenDev(SmrUri(64))},
-                   {.placement = *policy::MakePlacementPolicy("hybrid")});
+                   {.placement = SsdFirst()});
   }
 };
 

@@ -227,9 +227,9 @@ TEST_F(LogDamageTest, RepairSalvagesIntactFilesAndKeepsUnaccountedZones) {
   // Each file in a zone of its own (a new writer of the same hint reuses
   // the group's zone, so give them different lifetimes).
   ASSERT_OK(WriteFile(*vol_, "/a", Pattern(1, 300000),
-                      {.kind = policy::FileKind::kSst, .lifetime = policy::Lifetime::kShort}));
+                      {.kind = FileKind::kSst, .lifetime = Lifetime::kShort}));
   ASSERT_OK(WriteFile(*vol_, "/b", Pattern(2, 300000),
-                      {.kind = policy::FileKind::kSst, .lifetime = policy::Lifetime::kLong}));
+                      {.kind = FileKind::kSst, .lifetime = Lifetime::kLong}));
   ASSERT_OK(vol_->CreateDir("/d"));
   const std::vector<uint64_t> records = RecordOffsets(*vol_);
   // The record that created /b (its first one): find it by its name.
@@ -300,7 +300,7 @@ TEST_F(LogDamageTest, TortureEveryRecordPosition) {
   ASSERT_OK(vol_->Link("/f0", "/dir/f0-link"));
   ASSERT_OK(vol_->Delete("/f2"));
   {
-    ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = policy::FileKind::kWal}));
+    ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
     for (int i = 0; i < 4; ++i) {
       ASSERT_OK(w->Append(Pattern(11, i * 700, 700)));
       ASSERT_OK(w->Sync());
@@ -367,7 +367,7 @@ TEST_F(LogDamageTest, TortureEveryRecordPosition) {
 // by fsck's data check, naming the file, and a move (GC, migration) of the
 // file fails instead of copying the bad bytes on as good.
 TEST_F(LogDamageTest, CorruptFileDataIsFoundByFsckAndNotMoved) {
-  const policy::FileHint hint{.kind = policy::FileKind::kSst, .lifetime = policy::Lifetime::kLong};
+  const FileHint hint{.kind = FileKind::kSst, .lifetime = Lifetime::kLong};
   ASSERT_OK(WriteFile(*vol_, "/good", Pattern(1, 200000)));
   // /junk fills most of a zone, /bad the rest of it (and more): with /junk
   // deleted, that zone is full and mostly dead, what GC picks first.
@@ -408,7 +408,7 @@ TEST_F(LogDamageTest, CorruptFileDataIsFoundByFsckAndNotMoved) {
 // A Flush logs a partial extent that later appends extend: the checksum
 // of each logged piece and of the merged extent must agree after a remount.
 TEST_F(LogDamageTest, ChecksumsHoldAcrossFlushesSyncsAndRemounts) {
-  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = policy::FileKind::kWal}));
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
   uint64_t size = 0;
   for (int i = 0; i < 40; ++i) {
     const uint64_t n = 100 + (i * 977) % 9000;

@@ -29,11 +29,11 @@ using MetadataTest = VolumeTest;
 TEST_F(MetadataTest, RemountAfterCleanUnmountRestoresEverything) {
   FormatAndMount({OpenDev(ZnsUri(16))});
   ASSERT_OK(vol_->CreateDir("/db/archive"));
-  const policy::FileHint sst{.kind = policy::FileKind::kSst,
-                             .lifetime = policy::Lifetime::kMedium, .level = 3};
+  const FileHint sst{.kind = FileKind::kSst,
+                             .lifetime = Lifetime::kMedium, .level = 3};
   ASSERT_OK(WriteFile(*vol_, "/db/000001.sst", Pattern(1, 5 << 20), sst));
   ASSERT_OK(WriteFile(*vol_, "/db/000002.log", Pattern(2, 12345),
-                      {.kind = policy::FileKind::kWal}));
+                      {.kind = FileKind::kWal}));
   ASSERT_OK(WriteFile(*vol_, "/db/empty", {}));
   ASSERT_OK(vol_->Link("/db/000001.sst", "/db/archive/000001.sst"));
   const auto files_before = vol_->Files();
@@ -69,15 +69,15 @@ TEST_F(MetadataTest, RemountAfterCleanUnmountRestoresEverything) {
 
 TEST_F(MetadataTest, SetHintSurvivesRemount) {
   FormatAndMount({OpenDev(ZnsUri(16))});
-  ASSERT_OK(WriteFile(*vol_, "/000007.sst", Pattern(1, 1000), {.kind = policy::FileKind::kSst}));
-  ASSERT_OK(vol_->SetHint("/000007.sst", {.kind = policy::FileKind::kSst,
-                                          .lifetime = policy::Lifetime::kLong, .level = 4}));
+  ASSERT_OK(WriteFile(*vol_, "/000007.sst", Pattern(1, 1000), {.kind = FileKind::kSst}));
+  ASSERT_OK(vol_->SetHint("/000007.sst", {.kind = FileKind::kSst,
+                                          .lifetime = Lifetime::kLong, .level = 4}));
   EXPECT_EQ(vol_->SetHint("/none", {}).code(), absl::StatusCode::kNotFound);
   ASSERT_NO_FATAL_FAILURE(Remount());
   const auto files = vol_->Files();
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].hint.level, 4);
-  EXPECT_EQ(files[0].hint.lifetime, policy::Lifetime::kLong);
+  EXPECT_EQ(files[0].hint.lifetime, Lifetime::kLong);
   EXPECT_TRUE(*ReadFile(*vol_, "/000007.sst") == Pattern(1, 1000));
 }
 

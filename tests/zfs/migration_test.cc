@@ -18,7 +18,6 @@ namespace zonestack::zfs {
 namespace {
 
 using namespace testing_util;
-using policy::FileKind;
 using Clock = std::chrono::steady_clock;
 
 double SecondsSince(Clock::time_point t) {
@@ -33,7 +32,7 @@ class MigrationTest : public VolumeTest {
     policy_->SetMigrationRate(migration_rate);
     FormatAndMount({OpenDev(ZnsUri(16)), OpenDev(SmrUri(64))}, {.placement = policy_});
   }
-  absl::Status Write(const std::string& path, uint64_t size, const policy::FileHint& hint = {}) {
+  absl::Status Write(const std::string& path, uint64_t size, const FileHint& hint = {}) {
     return WriteFile(*vol_, path, Pattern(std::hash<std::string>()(path), size), hint, 1 << 20);
   }
   uint64_t MigrationBytesWritten(uint32_t device) {

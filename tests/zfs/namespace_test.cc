@@ -212,8 +212,8 @@ TEST_F(NamespaceTest, CreatingOverAFileOpenForWritingFails) {
 
 TEST_F(NamespaceTest, DeletedButOpenFileStaysReadableUntilClosed) {
   // A file of its own group alone in its zone, so the zone dies with it.
-  const policy::FileHint hint{.kind = policy::FileKind::kSst,
-                              .lifetime = policy::Lifetime::kExtreme};
+  const FileHint hint{.kind = FileKind::kSst,
+                              .lifetime = Lifetime::kExtreme};
   ASSERT_OK(WriteFile(*vol_, "/f", Pattern(4, 300000), hint));
   const uint32_t zone = vol_->Files()[0].extents[0].zone;
   ASSERT_OK_AND_ASSIGN(auto r, vol_->Open("/f"));
@@ -238,8 +238,8 @@ TEST_F(NamespaceTest, DeletedButOpenFileStaysReadableUntilClosed) {
 }
 
 TEST_F(NamespaceTest, FileDeletedWhileOpenForWritingFreesItsZoneOnClose) {
-  const policy::FileHint hint{.kind = policy::FileKind::kSst,
-                              .lifetime = policy::Lifetime::kExtreme};
+  const FileHint hint{.kind = FileKind::kSst,
+                              .lifetime = Lifetime::kExtreme};
   ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/f", hint));
   ASSERT_OK(w->Append(Pattern(1, 200000)));
   ASSERT_OK(w->Sync());

@@ -17,7 +17,6 @@ namespace zonestack::zfs {
 namespace {
 
 using namespace testing_util;
-using policy::FileKind;
 
 // A zn540 zone at 1/256 holds this much.
 constexpr uint64_t kZnsZoneCapacity = 4411392;
@@ -68,7 +67,7 @@ class PoolTest : public VolumeTest {
     return out;
   }
   // What the policy sees of `device` at the next allocation.
-  policy::DeviceView ViewAtNextAllocation(uint32_t device) {
+  DeviceView ViewAtNextAllocation(uint32_t device) {
     EXPECT_OK(WriteFile(*vol_, "/probe", Pattern(0, 4096)));
     EXPECT_OK(vol_->Delete("/probe"));
     return policy_->last_views().at(device);
@@ -120,7 +119,7 @@ TEST_F(PoolTest, GeneralWritersLeaveThePoolEmptyAndTheWalTakesIt) {
   for (const auto& [dev, zone] : ZonesOf("/wal3")) wal3_devices.insert(dev);
   EXPECT_TRUE(wal3_devices.contains(1));
   EXPECT_EQ(vol_->Space()[0].empty_zones, 1u) << "GC's zone stays";
-  const policy::DeviceView view = policy_->last_views()[0];
+  const DeviceView view = policy_->last_views()[0];
   EXPECT_EQ(view.pool_zones, 3u);
   EXPECT_EQ(view.cache_zones, 0u);
   files["/wal1"] = 8 << 20;
@@ -143,20 +142,20 @@ TEST_F(PoolTest, FullPoolAsksTheCacheForAZoneBeforeTheWalSpills) {
   SetUpVolume({2, 0});
   std::deque<CacheZone> cache;
   for (int i = 0; i < 2; ++i) {
-    ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->AcquireCacheZone(0));
-    ASSERT_OK(vol_->CacheWrite(c, 0, Pattern(i, 64 << 10)));
+    ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->cache_zones().Acquire(0));
+    ASSERT_OK(vol_->cache_zones().Write(c, 0, Pattern(i, 64 << 10)));
     cache.push_back(c);
   }
-  EXPECT_EQ(vol_->AcquireCacheZone(0).status().code(), absl::StatusCode::kResourceExhausted);
-  const policy::DeviceView full = ViewAtNextAllocation(0);
+  EXPECT_EQ(vol_->cache_zones().Acquire(0).status().code(), absl::StatusCode::kResourceExhausted);
+  const DeviceView full = ViewAtNextAllocation(0);
   EXPECT_EQ(full.pool_zones, 2u);
   EXPECT_EQ(full.cache_zones, 2u);
 
   int reclaims = 0;
-  vol_->SetCacheReclaimer([&] {
+  vol_->cache_zones().SetReclaimer([&] {
     ++reclaims;
     if (cache.empty()) return false;
-    EXPECT_OK(vol_->ReleaseCacheZone(cache.front()));  // FIFO: the oldest
+    EXPECT_OK(vol_->cache_zones().Release(cache.front()));  // FIFO: the oldest
     cache.pop_front();
     return true;
   });
@@ -183,9 +182,9 @@ TEST_F(PoolTest, FullPoolAsksTheCacheForAZoneBeforeTheWalSpills) {
 
 TEST_F(PoolTest, CacheThatCannotGiveAZoneBackLetsTheWalSpill) {
   SetUpVolume({1, 0});
-  ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->AcquireCacheZone(0));
+  ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->cache_zones().Acquire(0));
   int reclaims = 0;
-  vol_->SetCacheReclaimer([&] {
+  vol_->cache_zones().SetReclaimer([&] {
     ++reclaims;
     return false;
   });
@@ -239,7 +238,7 @@ TEST_F(PoolTest, DeviceViewsCountBytesWritten) {
 TEST_F(PoolTest, CacheZoneIsWrittenAtItsWritePointerAndReadBack) {
   SetUpVolume({2, 0});
   const uint32_t empty = vol_->Space()[0].empty_zones;
-  ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->AcquireCacheZone(0));
+  ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->cache_zones().Acquire(0));
   EXPECT_EQ(c.device, 0u);
   EXPECT_EQ(c.capacity, kZnsZoneCapacity);
   EXPECT_EQ(c.start, vol_->devices()[0]->ZoneStart(c.zone));
@@ -251,32 +250,32 @@ TEST_F(PoolTest, CacheZoneIsWrittenAtItsWritePointerAndReadBack) {
     return vol_->devices()[0]->Stats().by_class[static_cast<int>(device::IoClass::kCache)].*field;
   };
   const std::vector<uint8_t> data = Pattern(7, 12288);
-  ASSERT_OK(vol_->CacheWrite(c, 0, std::span(data).first(8192)));
-  EXPECT_EQ(vol_->CacheWrite(c, 0, std::span(data).first(4096)).code(),
+  ASSERT_OK(vol_->cache_zones().Write(c, 0, std::span(data).first(8192)));
+  EXPECT_EQ(vol_->cache_zones().Write(c, 0, std::span(data).first(4096)).code(),
             absl::StatusCode::kInvalidArgument) << "not at the write pointer";
-  EXPECT_EQ(vol_->CacheWrite(c, 8192, std::span(data).subspan(8192, 100)).code(),
+  EXPECT_EQ(vol_->cache_zones().Write(c, 8192, std::span(data).subspan(8192, 100)).code(),
             absl::StatusCode::kInvalidArgument) << "not whole blocks";
-  ASSERT_OK(vol_->CacheWrite(c, 8192, std::span(data).subspan(8192)));
+  ASSERT_OK(vol_->cache_zones().Write(c, 8192, std::span(data).subspan(8192)));
   EXPECT_EQ(io(&device::IoCounters::write_bytes), 12288u);
 
   std::vector<uint8_t> got(12288);
-  ASSERT_OK(vol_->CacheRead(c, 0, got));
+  ASSERT_OK(vol_->cache_zones().Read(c, 0, got));
   EXPECT_TRUE(got == data);
   std::vector<uint8_t> part(5000);
-  ASSERT_OK(vol_->CacheRead(c, 100, part));
+  ASSERT_OK(vol_->cache_zones().Read(c, 100, part));
   EXPECT_TRUE(MatchesPattern(7, 100, part)) << "reads need not be aligned";
   EXPECT_GT(io(&device::IoCounters::read_bytes), 0u);
-  EXPECT_EQ(vol_->CacheRead(c, 8192, got).code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(vol_->cache_zones().Read(c, 8192, got).code(), absl::StatusCode::kOutOfRange);
 
   // Up to its capacity and no further.
   const std::vector<uint8_t> fill(1 << 20, 0xab);
   uint64_t wp = 12288;
   while (wp < c.capacity) {
     const uint64_t n = std::min<uint64_t>(fill.size(), c.capacity - wp);
-    ASSERT_OK(vol_->CacheWrite(c, wp, std::span(fill).first(n)));
+    ASSERT_OK(vol_->cache_zones().Write(c, wp, std::span(fill).first(n)));
     wp += n;
   }
-  EXPECT_EQ(vol_->CacheWrite(c, wp, std::span(fill).first(4096)).code(),
+  EXPECT_EQ(vol_->cache_zones().Write(c, wp, std::span(fill).first(4096)).code(),
             absl::StatusCode::kResourceExhausted);
   EXPECT_EQ(Zone(0, c.zone).zone.state, device::ZoneState::kFull);
 
@@ -285,31 +284,31 @@ TEST_F(PoolTest, CacheZoneIsWrittenAtItsWritePointerAndReadBack) {
   ASSERT_OK(WriteFile(*vol_, "/b", Pattern(2, 300000)));
   ASSERT_OK(vol_->Delete("/a"));
   ASSERT_OK(vol_->CollectGarbage(/*force=*/true));
-  ASSERT_OK(vol_->CacheRead(c, 0, got));
+  ASSERT_OK(vol_->cache_zones().Read(c, 0, got));
   EXPECT_TRUE(got == data);
   EXPECT_EQ(Zone(0, c.zone).role, ZoneRole::kCache);
   ExpectConsistent(*vol_);
   EXPECT_EQ(vol_->Space()[0].valid_bytes, 300000u / 4096 * 4096 + 4096) << "only /b";
 
   // Bad requests.
-  EXPECT_EQ(vol_->AcquireCacheZone(1).status().code(), absl::StatusCode::kResourceExhausted)
+  EXPECT_EQ(vol_->cache_zones().Acquire(1).status().code(), absl::StatusCode::kResourceExhausted)
       << "no pool on the disk";
-  EXPECT_EQ(vol_->AcquireCacheZone(5).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(vol_->cache_zones().Acquire(5).status().code(), absl::StatusCode::kInvalidArgument);
   CacheZone bogus = c;
   bogus.zone = c.zone + 1;
   bogus.start = vol_->devices()[0]->ZoneStart(bogus.zone);
-  EXPECT_EQ(vol_->CacheWrite(bogus, 0, std::span(fill).first(4096)).code(),
+  EXPECT_EQ(vol_->cache_zones().Write(bogus, 0, std::span(fill).first(4096)).code(),
             absl::StatusCode::kFailedPrecondition);
 
   // Released: reset, empty and general again.
   const uint64_t resets = ZoneResets(*vol_);
-  ASSERT_OK(vol_->ReleaseCacheZone(c));
+  ASSERT_OK(vol_->cache_zones().Release(c));
   EXPECT_EQ(ZoneResets(*vol_), resets + 1);
   EXPECT_EQ(Zone(0, c.zone).role, ZoneRole::kFree);
   EXPECT_EQ(Zone(0, c.zone).zone.state, device::ZoneState::kEmpty);
   EXPECT_FALSE(Zone(0, c.zone).pool);
-  EXPECT_EQ(vol_->CacheRead(c, 0, got).code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(vol_->ReleaseCacheZone(c).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(vol_->cache_zones().Read(c, 0, got).code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(vol_->cache_zones().Release(c).code(), absl::StatusCode::kFailedPrecondition);
   ExpectConsistent(*vol_);
 }
 
@@ -322,8 +321,8 @@ TEST_F(PoolTest, LeftoverCacheZonesAreResetAtMountAndNeverCountedAsData) {
   ASSERT_OK(WriteFile(*vol_, "/f", Pattern(std::hash<std::string>()("/f"), 300000)));
   std::set<uint32_t> cached;
   for (int i = 0; i < 2; ++i) {
-    ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->AcquireCacheZone(0));
-    ASSERT_OK(vol_->CacheWrite(c, 0, Pattern(i, 1 << 20)));
+    ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->cache_zones().Acquire(0));
+    ASSERT_OK(vol_->cache_zones().Write(c, 0, Pattern(i, 1 << 20)));
     cached.insert(c.zone);
   }
   const std::map<std::string, uint64_t> files = {{"/f", 300000}};
@@ -351,8 +350,8 @@ TEST_F(PoolTest, LeftoverCacheZonesAreResetAtMountAndNeverCountedAsData) {
   // And after a power cut with cache data on the media.
   cached.clear();
   for (int i = 0; i < 2; ++i) {
-    ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->AcquireCacheZone(0));
-    ASSERT_OK(vol_->CacheWrite(c, 0, Pattern(i, 1 << 20)));
+    ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->cache_zones().Acquire(0));
+    ASSERT_OK(vol_->cache_zones().Write(c, 0, Pattern(i, 1 << 20)));
     cached.insert(c.zone);
   }
   ASSERT_OK(vol_->devices()[0]->Flush({device::IoClass::kCache}));
@@ -360,18 +359,18 @@ TEST_F(PoolTest, LeftoverCacheZonesAreResetAtMountAndNeverCountedAsData) {
   ASSERT_NO_FATAL_FAILURE(Mount());
   expect_reclaimed("after a crash");
   // The pool is whole again.
-  for (int i = 0; i < 3; ++i) ASSERT_OK(vol_->AcquireCacheZone(0));
+  for (int i = 0; i < 3; ++i) ASSERT_OK(vol_->cache_zones().Acquire(0));
 }
 
 TEST_F(PoolTest, ReadOnlyMountDoesNotReportLeftoverCacheZones) {
   SetUpVolume({2, 0});
-  ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->AcquireCacheZone(0));
-  ASSERT_OK(vol_->CacheWrite(c, 0, Pattern(1, 1 << 20)));
+  ASSERT_OK_AND_ASSIGN(CacheZone c, vol_->cache_zones().Acquire(0));
+  ASSERT_OK(vol_->cache_zones().Write(c, 0, Pattern(1, 1 << 20)));
   vol_.reset();
   options_.read_only = true;
   ASSERT_NO_FATAL_FAILURE(Mount());
   ExpectConsistent(*vol_);
-  EXPECT_EQ(vol_->AcquireCacheZone(0).status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(vol_->cache_zones().Acquire(0).status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

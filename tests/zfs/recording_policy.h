@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "policy/placement.h"
+#include "zfs/placement.h"
 
 namespace zonestack::zfs::testing_util {
 
-class RecordingPolicy : public policy::PlacementPolicy {
+class RecordingPolicy : public PlacementPolicy {
  public:
   struct Placed {
     std::string name;
@@ -26,12 +26,12 @@ class RecordingPolicy : public policy::PlacementPolicy {
 
   // WALs: `wal_devices`, group 0, from the pool. Other files: `devices`,
   // group 1.
-  policy::PlacementDecision Place(const policy::FileHint& f,
-                                  const std::vector<policy::DeviceView>& views) override {
+  PlacementDecision Place(const FileHint& f,
+                                  const std::vector<DeviceView>& views) override {
     absl::MutexLock l(&mu_);
     last_views_ = views;
-    policy::PlacementDecision d;
-    if (f.kind == policy::FileKind::kWal) {
+    PlacementDecision d;
+    if (f.kind == FileKind::kWal) {
       d.devices = wal_devices_;
       d.group = 0;
       d.pool = true;
@@ -41,26 +41,26 @@ class RecordingPolicy : public policy::PlacementPolicy {
     }
     return d;
   }
-  void OnPlaced(const policy::FileHint& f, uint32_t device, bool is_ssd,
+  void OnPlaced(const FileHint& f, uint32_t device, bool is_ssd,
                 uint64_t size) override {
     absl::MutexLock l(&mu_);
     placed_.push_back({f.name, device, is_ssd, size});
   }
-  void OnRemoved(const policy::FileHint& f) override {
+  void OnRemoved(const FileHint& f) override {
     absl::MutexLock l(&mu_);
     removed_.push_back(f.name);
   }
-  uint32_t PoolZones(uint32_t device, const std::vector<policy::DeviceView>&) const override {
+  uint32_t PoolZones(uint32_t device, const std::vector<DeviceView>&) const override {
     absl::MutexLock l(&mu_);
     return device < pool_zones_.size() ? pool_zones_[device] : 0;
   }
-  std::optional<policy::Migration> NextMigration(
-      const std::vector<policy::DeviceView>& views) override {
+  std::optional<Migration> NextMigration(
+      const std::vector<DeviceView>& views) override {
     absl::MutexLock l(&mu_);
     ++next_migration_calls_;
     last_views_ = views;
     if (migrations_.empty()) return std::nullopt;
-    policy::Migration m = migrations_.front();
+    Migration m = migrations_.front();
     migrations_.pop_front();
     return m;
   }
@@ -107,7 +107,7 @@ class RecordingPolicy : public policy::PlacementPolicy {
     placed_.clear();
     removed_.clear();
   }
-  std::vector<policy::DeviceView> last_views() const {
+  std::vector<DeviceView> last_views() const {
     absl::MutexLock l(&mu_);
     return last_views_;
   }
@@ -126,10 +126,10 @@ class RecordingPolicy : public policy::PlacementPolicy {
   std::vector<uint32_t> wal_devices_ ABSL_GUARDED_BY(mu_) = {0, 1};
   std::vector<uint32_t> pool_zones_ ABSL_GUARDED_BY(mu_);
   double migration_rate_ ABSL_GUARDED_BY(mu_) = 0;
-  std::deque<policy::Migration> migrations_ ABSL_GUARDED_BY(mu_);
+  std::deque<Migration> migrations_ ABSL_GUARDED_BY(mu_);
   std::vector<Placed> placed_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> removed_ ABSL_GUARDED_BY(mu_);
-  std::vector<policy::DeviceView> last_views_ ABSL_GUARDED_BY(mu_);
+  std::vector<DeviceView> last_views_ ABSL_GUARDED_BY(mu_);
   int next_migration_calls_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

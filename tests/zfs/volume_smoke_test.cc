@@ -26,7 +26,7 @@ TEST(VolumeSmokeTest, WriteSyncRemountRead) {
     auto vol = Volume::Mount({dev});
     ASSERT_TRUE(vol.ok()) << vol.status();
     ASSERT_TRUE((*vol)->CreateDir("/db").ok());
-    auto f = (*vol)->Create("/db/a.sst", {.kind = policy::FileKind::kSst});
+    auto f = (*vol)->Create("/db/a.sst", {.kind = FileKind::kSst});
     ASSERT_TRUE(f.ok()) << f.status();
     ASSERT_TRUE((*f)->Append(data).ok());
     ASSERT_TRUE((*f)->Close().ok());

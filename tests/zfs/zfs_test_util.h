@@ -75,7 +75,7 @@ inline bool MatchesPattern(uint64_t seed, uint64_t offset, std::span<const uint8
 
 // Writes `data` as a new file in appends of `chunk` bytes, then closes it.
 inline absl::Status WriteFile(Volume& vol, const std::string& path,
-                              std::span<const uint8_t> data, const policy::FileHint& hint = {},
+                              std::span<const uint8_t> data, const FileHint& hint = {},
                               size_t chunk = 64 << 10) {
   auto f = vol.Create(path, hint);
   if (!f.ok()) return f.status();

@@ -66,9 +66,9 @@ class DiskRunTest : public ZonesTest {
     MountOptions o;
     o.disk_run_zones = run_zones;
     FormatAndMount({OpenDev(SmrUri(64))}, o);
-    policy::FileHint short_lived, long_lived;
-    short_lived.lifetime = policy::Lifetime::kShort;
-    long_lived.lifetime = policy::Lifetime::kLong;
+    FileHint short_lived, long_lived;
+    short_lived.lifetime = Lifetime::kShort;
+    long_lived.lifetime = Lifetime::kLong;
     auto a = vol_->Create("/a", short_lived);
     ASSERT_TRUE(a.ok()) << a.status();
     auto b = vol_->Create("/b", long_lived);
@@ -161,7 +161,7 @@ TEST_F(ZonesTest, ZoneGoneOfflineDoesNotPreventMount) {
   ASSERT_OK(WriteFile(*vol_, "/lost", Pattern(1, 100000)));
   const uint32_t zone = *ZonesOf("/lost").begin();
   ASSERT_OK(WriteFile(*vol_, "/kept", Pattern(2, 100000),
-                      {.kind = policy::FileKind::kSst, .lifetime = policy::Lifetime::kLong}));
+                      {.kind = FileKind::kSst, .lifetime = Lifetime::kLong}));
   ASSERT_NE(*ZonesOf("/kept").begin(), zone);
   vol_.reset();
   Emu(devs_[0])->SetZoneOffline(zone);

@@ -17,10 +17,10 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "rocksdb/open_db.h"
-#include "rocksdb/ssd_secondary_cache.h"
+#include "glue/open_db.h"
+#include "glue/ssd_secondary_cache.h"
 #include "rocksdb/statistics.h"
-#include "rocksdb/volume_registry.h"
+#include "glue/volume_registry.h"
 #include "tools/zsbench/report.h"
 
 namespace zs = zonestack;

@@ -9,10 +9,10 @@ namespace {
 
 std::string Holder(const zfs::FileInfo& f, const std::map<std::string, int>& levels) {
   switch (f.hint.kind) {
-    case policy::FileKind::kWal: return "wal";
-    case policy::FileKind::kManifest: return "manifest";
-    case policy::FileKind::kOther: return "other";
-    case policy::FileKind::kSst: {
+    case zfs::FileKind::kWal: return "wal";
+    case zfs::FileKind::kManifest: return "manifest";
+    case zfs::FileKind::kOther: return "other";
+    case zfs::FileKind::kSst: {
       int level = f.hint.level;
       for (size_t i = 0; level < 0 && i < f.names.size(); ++i) {
         if (auto it = levels.find(f.names[i]); it != levels.end()) level = it->second;

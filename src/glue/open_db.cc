@@ -1,0 +1,215 @@
+#include "glue/open_db.h"
+
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "rocksdb/cache.h"
+#include "glue/config.h"
+#include "rocksdb/convenience.h"
+#include "rocksdb/env.h"
+#include "glue/hint_listener.h"
+#include "glue/registration.h"
+#include "glue/ssd_secondary_cache.h"
+#include "glue/status_map.h"
+#include "rocksdb/table.h"
+#include "rocksdb/utilities/stackable_db.h"
+#include "glue/volume_registry.h"
+#include "glue/zs_file_system.h"
+
+namespace zonestack::rocks {
+namespace {
+
+// What a DB runs on and with, beyond RocksDB. Destroyed after the DB is
+// closed: then no job of this DB session can still be running.
+struct DbHolder {
+  std::shared_ptr<rocksdb::Env> env;
+  DbParts parts;
+  std::string db_path;  // of the scheme claim, if parts.scheme
+
+  DbHolder() = default;
+  DbHolder(DbHolder&&) = default;
+  DbHolder& operator=(DbHolder&&) = delete;
+  ~DbHolder() {
+    if (parts.listener) parts.listener->DbClosed();
+    if (parts.scheme) ReleaseScheme(*parts.volume, db_path);
+  }
+};
+
+// Base classes are destroyed in reverse order, so StackableDB (which
+// deletes the DB, closing it) goes before the Env the DB runs on.
+class OwningDb : private DbHolder, public rocksdb::StackableDB {
+ public:
+  OwningDb(rocksdb::DB* db, DbHolder holder)
+      : DbHolder(std::move(holder)), rocksdb::StackableDB(db) {}
+  const DbParts& parts() const { return DbHolder::parts; }
+};
+
+std::string TrimSlashes(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+// Installs an LRU block cache of the configured capacity, in front of
+// `secondary` if not null (HHZS 3.5: blocks evicted from it go to the SSD
+// cache). A copy of the caller's table options gets it, so a factory the
+// caller shares elsewhere is left alone.
+absl::Status InstallBlockCache(const ZoneStackConfig& config,
+                               std::shared_ptr<rocksdb::SecondaryCache> secondary,
+                               const std::string& why, rocksdb::Options* options) {
+  const auto* table = options->table_factory
+                          ? options->table_factory->GetOptions<rocksdb::BlockBasedTableOptions>()
+                          : nullptr;
+  if (table == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(why, " needs block-based tables; the table factory is ",
+                     options->table_factory ? options->table_factory->Name() : "none"));
+  }
+  if (table->no_block_cache) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(why, " needs a block cache; the table options say no_block_cache"));
+  }
+  rocksdb::LRUCacheOptions lru;
+  lru.capacity = config.block_cache_bytes.value_or(
+      table->block_cache ? table->block_cache->GetCapacity() : kDefaultBlockCacheBytes);
+  lru.secondary_cache = std::move(secondary);
+  rocksdb::BlockBasedTableOptions updated = *table;
+  updated.block_cache = rocksdb::NewLRUCache(lru);
+  options->table_factory.reset(rocksdb::NewBlockBasedTableFactory(updated));
+  return absl::OkStatus();
+}
+
+bool IsUnknownOption(const rocksdb::Status& s) {
+  return s.IsInvalidArgument() && absl::StrContains(s.ToString(), "Could not find option");
+}
+
+}  // namespace
+
+std::optional<DbParts> PartsOf(const rocksdb::DB& db) {
+  const auto* owning = dynamic_cast<const OwningDb*>(&db);
+  if (owning == nullptr) return std::nullopt;
+  return owning->parts();
+}
+
+absl::Status ApplyRocksDbOptions(const std::map<std::string, std::string>& values,
+                                 rocksdb::Options* options) {
+  rocksdb::ConfigOptions cfg;
+  cfg.ignore_unknown_options = false;
+  rocksdb::DBOptions db(*options);
+  rocksdb::ColumnFamilyOptions cf(*options);
+  // One at a time: RocksDB has no public call taking a map of both kinds,
+  // and this way an error names the option at fault.
+  for (const auto& [name, value] : values) {
+    const std::unordered_map<std::string, std::string> one{{name, value}};
+    rocksdb::DBOptions db_next;
+    const rocksdb::Status db_status = rocksdb::GetDBOptionsFromMap(cfg, db, one, &db_next);
+    if (db_status.ok()) {
+      db = db_next;
+      continue;
+    }
+    rocksdb::ColumnFamilyOptions cf_next;
+    const rocksdb::Status cf_status =
+        rocksdb::GetColumnFamilyOptionsFromMap(cfg, cf, one, &cf_next);
+    if (cf_status.ok()) {
+      cf = cf_next;
+      continue;
+    }
+    if (IsUnknownOption(db_status) && IsUnknownOption(cf_status)) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown RocksDB option '", name, "'"));
+    }
+    const rocksdb::Status& why = IsUnknownOption(db_status) ? cf_status : db_status;
+    return absl::InvalidArgumentError(
+        absl::StrCat("RocksDB option '", name, "' = '", value, "': ", why.ToString()));
+  }
+  *options = rocksdb::Options(db, cf);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<rocksdb::DB>> OpenDb(const std::string& config_path_or_uri,
+                                                    const std::string& db_path,
+                                                    rocksdb::Options base) {
+  if (db_path.empty() || db_path[0] != '/') {
+    return absl::InvalidArgumentError(
+        absl::StrCat("DB path '", db_path, "' must be an absolute zfs path, like /db"));
+  }
+  RegisterZoneStack();
+  const std::string uri = absl::StartsWith(config_path_or_uri, kUriScheme)
+                              ? config_path_or_uri
+                              : absl::StrCat(kUriScheme, config_path_or_uri);
+  auto config = ParseUri(uri);
+  if (!config.ok()) return config.status();
+  // Mount here to keep zfs's error codes; the factory below then reuses it.
+  auto volume = AcquireVolume(*config);
+  if (!volume.ok()) return volume.status();
+
+  rocksdb::Options options = std::move(base);
+  options.create_if_missing = true;
+  // Compaction reads whole SSTs; 7.8 reads them block by block unless told
+  // otherwise, and on a zoned device every small read costs a full access
+  // (measured: 3.6 GB of device reads and 3x slower fillrandom on zn540).
+  if (options.compaction_readahead_size == 0) options.compaction_readahead_size = 2 << 20;
+  if (auto s = ApplyRocksDbOptions(config->rocksdb_options, &options); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(uri, ": ", s.message()));
+  }
+  rocksdb::ConfigOptions cfg;
+  cfg.ignore_unsupported_options = false;  // else an unregistered URI gives a null Env
+  if (options.env != nullptr) cfg.env = options.env;
+  rocksdb::Env* env = nullptr;
+  DbHolder holder;
+  holder.parts.volume = *volume;
+  if (auto s = rocksdb::Env::CreateFromUri(cfg, "", uri, &env, &holder.env); !s.ok()) {
+    return ToAbslStatus(s);
+  }
+  options.env = env;
+
+  std::shared_ptr<policy::Scheme> scheme = FindScheme(**volume);
+  if (scheme) {
+    auto fs = std::dynamic_pointer_cast<ZoneStackFileSystem>(env->GetFileSystem());
+    if (!fs) return absl::InternalError(absl::StrCat(uri, ": not a ZoneStack file system"));
+    if (auto s = ClaimScheme(**volume, TrimSlashes(db_path)); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(uri, ": ", s.message()));
+    }
+    holder.db_path = TrimSlashes(db_path);
+    holder.parts.scheme = scheme;  // from here on, the holder releases the claim
+    holder.parts.cache = AcquireSsdCache(**volume);
+    holder.parts.listener =
+        std::make_shared<HintListener>(scheme, std::move(fs), holder.parts.cache);
+    options.listeners.push_back(holder.parts.listener);
+    if (scheme->places_by_temperature() &&
+        options.last_level_temperature == rocksdb::Temperature::kUnknown &&
+        options.bottommost_temperature == rocksdb::Temperature::kUnknown) {
+      // RocksDB's tiered storage: last-level outputs are cold, and the
+      // scheme puts cold SSTs on the HDD.
+      options.last_level_temperature = rocksdb::Temperature::kCold;
+    }
+  }
+  if (holder.parts.cache || config->block_cache_bytes) {
+    const std::string why =
+        holder.parts.cache
+            ? absl::StrCat("scheme '", scheme->name(), "' (SSD block cache)")
+            : std::string("\"block_cache_bytes\"");
+    if (auto s = InstallBlockCache(*config, holder.parts.cache, why, &options); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(uri, ": ", s.message()));
+    }
+  }
+
+  rocksdb::DB* db = nullptr;
+  if (auto s = rocksdb::DB::Open(options, db_path, &db); !s.ok()) {
+    absl::Status status = ToAbslStatus(s);
+    return absl::Status(status.code(), absl::StrCat("opening RocksDB at '", db_path, "' on ",
+                                                    uri, ": ", status.message()));
+  }
+  HintListener* listener = holder.parts.listener.get();
+  auto owning = std::make_unique<OwningDb>(db, std::move(holder));
+  // The view may lag: a new mount, levels changed while no listener ran
+  // (a DB opened by other means), jobs lost in a crash.
+  if (listener != nullptr) {
+    if (auto s = listener->Resync(owning.get()); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("opening RocksDB at '", db_path, "' on ", uri,
+                                                 ": reading table properties: ", s.message()));
+    }
+  }
+  return std::unique_ptr<rocksdb::DB>(std::move(owning));
+}
+
+}  // namespace zonestack::rocks

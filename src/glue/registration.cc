@@ -1,0 +1,46 @@
+#include "glue/registration.h"
+
+#include <mutex>
+
+#include "glue/config.h"
+#include "rocksdb/utilities/object_registry.h"
+#include "glue/volume_registry.h"
+
+namespace zonestack::rocks {
+
+absl::StatusOr<std::unique_ptr<ZoneStackFileSystem>> NewZoneStackFileSystem(
+    const std::string& uri) {
+  auto config = ParseUri(uri);
+  if (!config.ok()) return config.status();
+  auto volume = AcquireVolume(*config);
+  if (!volume.ok()) return volume.status();
+  std::shared_ptr<policy::Scheme> scheme = FindScheme(**volume);
+  return std::make_unique<ZoneStackFileSystem>(std::move(*volume), uri, std::move(scheme));
+}
+
+void RegisterZoneStack() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    rocksdb::ObjectLibrary::Default()->AddFactory<rocksdb::FileSystem>(
+        rocksdb::ObjectLibrary::PatternEntry("zonestack", /*optional=*/false)
+            .AddSeparator("://"),
+        [](const std::string& uri, std::unique_ptr<rocksdb::FileSystem>* guard,
+           std::string* errmsg) -> rocksdb::FileSystem* {
+          auto fs = NewZoneStackFileSystem(uri);
+          if (!fs.ok()) {
+            // RocksDB reports it as InvalidArgument(errmsg, uri).
+            *errmsg = std::string(fs.status().message());
+            return nullptr;
+          }
+          guard->reset(fs->release());
+          return guard->get();
+        });
+  });
+}
+
+}  // namespace zonestack::rocks
+
+// Registers at load time. The CMake target passes "-u" with this name to
+// the linker, so the object is kept even though nothing refers to it.
+extern "C" const int zonestack_rocks_registration =
+    (zonestack::rocks::RegisterZoneStack(), 1);

@@ -1,0 +1,145 @@
+// RocksDB's file objects over zfs files. Each holds the Volume, so a file
+// RocksDB keeps open (e.g. in its table cache) keeps the volume mounted.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "zfs/placement.h"
+#include "policy/scheme.h"
+#include "rocksdb/file_system.h"
+#include "zfs/volume.h"
+
+namespace zonestack::rocks {
+
+// The hint a file gets at creation, from its RocksDB file name: *.log is a
+// WAL, *.sst an SST, MANIFEST-* the manifest, anything else (LOG, OPTIONS,
+// CURRENT, IDENTITY, *.dbtmp, blob files) kOther. Lifetime and level are
+// not known yet; the lifetime comes later via SetWriteLifeTimeHint.
+zfs::FileHint HintForPath(const std::string& path);
+
+// Maps RocksDB's write-lifetime hint; the values are Linux's, as ours.
+zfs::Lifetime ToLifetime(rocksdb::Env::WriteLifeTimeHint hint);
+
+// The hints of SSTs by zfs path, as last given to zfs, so that a level
+// RocksDB changes without writing a file (a trivial move) can be passed on
+// with Volume::SetHint, which replaces the lifetime too. Thread-safe.
+class SstHints {
+ public:
+  void Put(const zfs::FileHint& hint);
+  // Adds `hint` unless its path has one already.
+  void PutIfAbsent(const zfs::FileHint& hint);
+  std::optional<zfs::FileHint> Get(const std::string& path) const;
+  void Erase(const std::string& path);
+  void Rename(const std::string& from, const std::string& to);
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, zfs::FileHint> hints_ ABSL_GUARDED_BY(mu_);
+};
+
+// Appends go straight to zfs, which buffers until a block fills; Sync is
+// zfs's (survives a power cut), and so is Flush for the WAL and MANIFEST
+// (survives a crash of the process; zs_files.cc says why only those).
+// Used by one thread at a time (RocksDB's contract for FSWritableFile).
+class ZsWritableFile : public rocksdb::FSWritableFile {
+ public:
+  // `sst_hints`, if not null, learns the hint of an SST whenever it changes.
+  ZsWritableFile(std::shared_ptr<zfs::Volume> volume, std::string path,
+                 zfs::FileHint hint, std::unique_ptr<zfs::WritableFile> file,
+                 const rocksdb::FileOptions& options,
+                 std::shared_ptr<SstHints> sst_hints = nullptr);
+  ~ZsWritableFile() override;  // closes the file if RocksDB did not
+
+  using rocksdb::FSWritableFile::Append;  // the DataVerificationInfo overload
+  rocksdb::IOStatus Append(const rocksdb::Slice& data, const rocksdb::IOOptions& options,
+                           rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus Flush(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus Sync(const rocksdb::IOOptions& options,
+                         rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override;
+  rocksdb::IOStatus Close(const rocksdb::IOOptions& options,
+                          rocksdb::IODebugContext* dbg) override;
+  uint64_t GetFileSize(const rocksdb::IOOptions& options,
+                       rocksdb::IODebugContext* dbg) override;
+  // RocksDB tells the lifetime only after creating the file (before the
+  // first Append); it is passed on to zfs with Volume::SetHint.
+  void SetWriteLifeTimeHint(rocksdb::Env::WriteLifeTimeHint hint) override;
+  bool use_direct_io() const override { return false; }
+
+ private:
+  std::shared_ptr<zfs::Volume> volume_;
+  const std::string path_;
+  zfs::FileHint hint_;
+  std::unique_ptr<zfs::WritableFile> file_;
+  std::shared_ptr<SstHints> sst_hints_;
+  bool closed_ = false;
+};
+
+// May be read by many threads at once (zfs::ReadableFile::Read is const).
+class ZsRandomAccessFile : public rocksdb::FSRandomAccessFile {
+ public:
+  // With a `scheme`, each user read of an SST (not a compaction read) is
+  // counted in the scheme's LSM view (HHZS 3.4's read rate).
+  ZsRandomAccessFile(std::shared_ptr<zfs::Volume> volume, std::string path,
+                     std::unique_ptr<zfs::ReadableFile> file,
+                     std::shared_ptr<policy::Scheme> scheme = nullptr);
+  // Short only at the end of the file; `scratch` holds n bytes.
+  rocksdb::IOStatus Read(uint64_t offset, size_t n, const rocksdb::IOOptions& options,
+                         rocksdb::Slice* result, char* scratch,
+                         rocksdb::IODebugContext* dbg) const override;
+  bool use_direct_io() const override { return false; }
+
+ private:
+  std::shared_ptr<zfs::Volume> volume_;
+  const std::string path_;
+  std::unique_ptr<zfs::ReadableFile> file_;
+  std::shared_ptr<policy::Scheme> scheme_;  // null: reads are not counted
+  const int64_t sst_number_;                // -1 if not an SST
+};
+
+// Keeps a read position; Read at the end returns an empty slice.
+class ZsSequentialFile : public rocksdb::FSSequentialFile {
+ public:
+  ZsSequentialFile(std::shared_ptr<zfs::Volume> volume, std::string path,
+                   std::unique_ptr<zfs::ReadableFile> file);
+  rocksdb::IOStatus Read(size_t n, const rocksdb::IOOptions& options, rocksdb::Slice* result,
+                         char* scratch, rocksdb::IODebugContext* dbg) override;
+  // Skipping past the end leaves the position at the end.
+  rocksdb::IOStatus Skip(uint64_t n) override;
+  rocksdb::IOStatus PositionedRead(uint64_t offset, size_t n, const rocksdb::IOOptions& options,
+                                   rocksdb::Slice* result, char* scratch,
+                                   rocksdb::IODebugContext* dbg) override;
+  bool use_direct_io() const override { return false; }
+
+ private:
+  rocksdb::IOStatus ReadAt(uint64_t offset, size_t n, rocksdb::Slice* result,
+                           char* scratch) const;
+
+  std::shared_ptr<zfs::Volume> volume_;
+  const std::string path_;
+  std::unique_ptr<zfs::ReadableFile> file_;
+  uint64_t position_ = 0;
+};
+
+// zfs syncs a file's metadata (its name included) with the file itself, so
+// a directory has nothing of its own to sync.
+class ZsDirectory : public rocksdb::FSDirectory {
+ public:
+  rocksdb::IOStatus Fsync(const rocksdb::IOOptions& /*options*/,
+                          rocksdb::IODebugContext* /*dbg*/) override {
+    return rocksdb::IOStatus::OK();
+  }
+  rocksdb::IOStatus Close(const rocksdb::IOOptions& /*options*/,
+                          rocksdb::IODebugContext* /*dbg*/) override {
+    return rocksdb::IOStatus::OK();
+  }
+};
+
+}  // namespace zonestack::rocks

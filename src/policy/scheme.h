@@ -1,0 +1,50 @@
+// A scheme: one paper's (or one baseline's) way of placing, migrating and
+// caching data. zfs calls it through the placement seam it defines
+// (zfs/placement.h); the RocksDB glue feeds its LSM view with hints. How
+// schemes are found by name and configured: scheme_registry.h.
+#pragma once
+
+#include <functional>
+
+#include "policy/lsm_view.h"
+#include "policy/ssd_cache_index.h"
+#include "zfs/placement.h"
+
+namespace zonestack::policy {
+
+// zfs's placement seam, which every scheme implements.
+using zfs::DeviceView;
+using zfs::FileHint;
+using zfs::FileKind;
+using zfs::Lifetime;
+using zfs::Migration;
+using zfs::PlacementDecision;
+using zfs::PlacementPolicy;
+using zfs::SstOrigin;
+
+// What a scheme gets from whoever makes it, besides its options.
+struct SchemeEnv {
+  LsmView::Clock now_us;  // for the view and rate windows; null = the steady clock
+};
+
+class Scheme : public PlacementPolicy {
+ public:
+  LsmView& view() { return view_; }
+  // Whether the scheme reads RocksDB's hints beyond a file's kind and
+  // lifetime (levels, compactions, reads): the glue then attaches its hint
+  // listener, and one DB at a time uses the volume.
+  virtual bool hinted() const { return true; }
+  // Non-null when the scheme caches HDD blocks in SSD cache zones.
+  virtual SsdCacheIndex* cache() { return nullptr; }
+  // Called once the SSD cache is attached, with the capacity of its zones.
+  virtual void CacheAttached(uint64_t /*zone_capacity*/) {}
+  // Whether the scheme places SSTs by the temperature RocksDB gives them:
+  // the glue then has RocksDB mark last-level SSTs cold.
+  virtual bool places_by_temperature() const { return false; }
+
+ protected:
+  explicit Scheme(const SchemeEnv& env) : view_(env.now_us) {}
+  LsmView view_;
+};
+
+}  // namespace zonestack::policy

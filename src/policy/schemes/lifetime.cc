@@ -1,0 +1,56 @@
+// Placements that need no hints beyond a file's kind and write lifetime.
+// "lifetime": ZenFS's lifetime-based placement (LDP) over every device in
+// order. "hybrid": the same groups, on the SSDs while they have room, then
+// the HDDs.
+#include "policy/scheme_registry.h"
+
+namespace zonestack::policy {
+namespace {
+
+struct NoOptions {};
+
+class LifetimeScheme : public Scheme {
+ public:
+  LifetimeScheme(std::string name, bool ssd_first, const SchemeEnv& env)
+      : Scheme(env), name_(std::move(name)), ssd_first_(ssd_first) {}
+  std::string name() const override { return name_; }
+  bool hinted() const override { return false; }
+
+  PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& devices) override {
+    PlacementDecision d;
+    for (bool ssd : {true, false}) {
+      for (uint32_t i = 0; i < devices.size(); ++i) {
+        if (!ssd_first_ || devices[i].is_ssd == ssd) d.devices.push_back(i);
+      }
+      if (!ssd_first_) break;
+    }
+    d.group = zfs::LifetimeGroup(f);
+    return d;
+  }
+
+ private:
+  const std::string name_;
+  const bool ssd_first_;
+};
+
+const OptionTable<NoOptions>& NoOptionTable() {
+  static const auto* table = new OptionTable<NoOptions>;
+  return *table;
+}
+
+}  // namespace
+
+ZONESTACK_SCHEMES(lifetime) {
+  registry.Add(SchemeSpecFor<NoOptions>(
+      "lifetime", "ZenFS's lifetime-based placement (LDP) over every device in order",
+      NoOptionTable(), NoOptions{}, [](const std::string& name, NoOptions, const SchemeEnv& env) {
+        return std::make_shared<LifetimeScheme>(name, /*ssd_first=*/false, env);
+      }));
+  registry.Add(SchemeSpecFor<NoOptions>(
+      "hybrid", "lifetime placement on the SSDs while they have room, then the HDDs",
+      NoOptionTable(), NoOptions{}, [](const std::string& name, NoOptions, const SchemeEnv& env) {
+        return std::make_shared<LifetimeScheme>(name, /*ssd_first=*/true, env);
+      }));
+}
+
+}  // namespace zonestack::policy

@@ -1,0 +1,121 @@
+// The placement seam: where a file's data goes. zfs asks; a policy (a
+// scheme of src/policy) answers. zfs defines this interface and owns the
+// hint vocabulary in it, because zfs persists it in its metadata records
+// (format.cc decodes every byte of it strictly); a policy sees files
+// through these hints and devices through DeviceView, never zfs internals.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+
+namespace zonestack::zfs {
+
+// The values are zfs's on-disk encoding (docs/format.md): never renumber.
+enum class FileKind : uint8_t { kWal = 0, kSst = 1, kManifest = 2, kOther = 3 };
+
+// Which hint announced a new SST (HHZS 3.1): a flushing hint, or a
+// compaction hint. The level does not tell: an intra-L0 compaction writes
+// L0 SSTs too.
+enum class SstOrigin : uint8_t { kUnknown, kFlush, kCompaction };
+
+// RocksDB's write-lifetime hints (Env::WriteLifeTimeHint values), which
+// are also zfs's on-disk encoding.
+enum class Lifetime : uint8_t {
+  kNotSet = 0, kNone = 1, kShort = 2, kMedium = 3, kLong = 4, kExtreme = 5,
+};
+
+// What zfs knows about a file when it needs room for it.
+struct FileHint {
+  std::string name;
+  FileKind kind = FileKind::kOther;
+  Lifetime lifetime = Lifetime::kNotSet;
+  int level = -1;  // LSM level of an SST when a hint told it; -1 if unknown
+  SstOrigin origin = SstOrigin::kUnknown;  // while it is written; not persisted
+  // RocksDB's FileOptions::temperature (kUnknown=0, kHot=4, kWarm=8,
+  // kCold=12); RocksDB's own tiered storage marks last-level SSTs cold.
+  uint8_t temperature = 0;
+};
+
+// One member device as placement sees it.
+struct DeviceView {
+  std::string name;
+  bool is_ssd = false;          // NAND: fast random reads
+  uint64_t zone_capacity = 0;
+  uint32_t empty_zones = 0;     // zones a new zone can be opened from
+  uint32_t data_zones = 0;      // all zones usable for data
+  uint64_t free_bytes = 0;      // in empty zones and open zones' tails
+  uint32_t pool_zones = 0;      // zones of the WAL/cache pool in use (WAL + cache)
+  uint32_t cache_zones = 0;     // of which cache zones (HHZS 3.5)
+  uint64_t bytes_written = 0;   // by every I/O class since the device opened
+};
+
+struct PlacementDecision {
+  // Devices to try, best first; zfs takes the first with room.
+  std::vector<uint32_t> devices;
+  // Files with the same group share zones; different groups never do.
+  // Groups are how a policy separates lifetimes (and WAL from SSTs).
+  uint32_t group = 0;
+  // Take zones from the device's WAL/cache pool (HHZS 3.2) rather than the
+  // general zones; falls back to general zones when the pool is exhausted.
+  bool pool = false;
+};
+
+// A background move of one file to another device (HHZS 3.4). zfs runs it
+// rate-limited with Volume::Relocate.
+struct Migration {
+  std::string path;
+  uint32_t to_device = 0;
+};
+
+class PlacementPolicy {
+ public:
+  virtual ~PlacementPolicy() = default;
+  virtual std::string name() const = 0;
+  // Called with zfs's allocation lock held: must be quick and must not call
+  // back into zfs.
+  virtual PlacementDecision Place(const FileHint& file,
+                                  const std::vector<DeviceView>& devices) = 0;
+
+  // What zfs tells the policy (all under zfs's lock: quick, no callbacks).
+  // `file`'s data now lies (wholly or in its newest extent) on `device`:
+  // its first zone was acquired there, a relocation finished, or mount
+  // found it there.
+  virtual void OnPlaced(const FileHint& /*file*/, uint32_t /*device*/, bool /*device_is_ssd*/,
+                        uint64_t /*size*/) {}
+  // `file` lost its last name.
+  virtual void OnRemoved(const FileHint& /*file*/) {}
+
+  // Zones of `device` set aside for the WAL/cache pool: general (non-pool)
+  // allocations leave that many minus the pool zones in use empty.
+  virtual uint32_t PoolZones(uint32_t /*device*/, const std::vector<DeviceView>& /*devices*/) const {
+    return 0;
+  }
+
+  // The next background migration, or none. Called from zfs's migration
+  // thread without zfs's lock, about twice a second.
+  virtual std::optional<Migration> NextMigration(const std::vector<DeviceView>& /*devices*/) {
+    return std::nullopt;
+  }
+  // Bytes per second migration may copy; 0 = no migration thread.
+  virtual double MigrationRate() const { return 0; }
+};
+
+// ZenFS's lifetime-based placement (LDP): the WAL in a group of its own,
+// MANIFEST and other files in another, and one group per write-lifetime
+// hint, so that a zone holds data that dies at about the same time.
+// Without ZenFS's cross-lifetime matching: a zone only ever takes one
+// lifetime. Inline: schemes use it without linking zfs.
+inline uint32_t LifetimeGroup(const FileHint& f) {
+  if (f.kind == FileKind::kWal) return 0;
+  if (f.kind == FileKind::kManifest || f.kind == FileKind::kOther) return 1;
+  return 2 + static_cast<uint32_t>(f.lifetime);
+}
+// zfs's placement when a mount names none: every device in order, files
+// grouped by LifetimeGroup.
+std::shared_ptr<PlacementPolicy> MakeLifetimePlacement();
+
+}  // namespace zonestack::zfs
