@@ -3,16 +3,19 @@
 // and its recovery, and the metadata log's roll with every active zone
 // already taken by data.
 #include <atomic>
-#include <thread>
 
 #include <gtest/gtest.h>
 
+#include "recording_policy.h"
+#include "test_clock.h"
 #include "zfs_test_util.h"
 
 namespace zonestack::zfs {
 namespace {
 
 using namespace testing_util;
+using testing_common::TestThread;
+using testing_common::WaitFor;
 
 class ZonesTest : public VolumeTest {
  protected:
@@ -198,37 +201,68 @@ TEST_F(ZonesTest, ReadOnlyZoneStaysReadableAndIsNeverWritten) {
 }
 
 TEST_F(ZonesTest, MoreWritersThanActiveZonesWaitAndNoneFails) {
-  FormatAndMount({OpenDev(ZnsUri(40))});
-  // 14 active zones, one kept by the metadata log: 13 for 24 writers, each
-  // holding its zone while it writes.
-  constexpr int kWriters = 24;
-  std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kWriters; ++t) {
-    threads.emplace_back([&, t] {
-      const std::string path = "/f" + std::to_string(t);
-      auto w = vol_->Create(path, {});
+  // The simulated clock never moves here: a writer waits for a zone as
+  // long as it takes, never up to a time limit.
+  auto policy = std::make_shared<RecordingPolicy>();
+  policy->SetDevices({0}, {0});
+  FormatAndMount({OpenDev(ZnsUri(40))},
+                 {.placement = policy, .clock = std::make_shared<TestClock>()});
+  // This thread holds every active zone but the metadata log's with files
+  // it has written to and not closed; more writers start meanwhile.
+  const int holders = static_cast<int>(vol_->devices()[0]->info().max_active_zones) - 1;
+  constexpr int kWaiting = 11;
+  auto name = [](int t) { return "/f" + std::to_string(t); };
+  auto chunk = [](int t, int i) { return Pattern(t, i * 50000, 50000); };
+  std::atomic<int> synced{0};  // chunks the waiting writers made durable
+  std::vector<TestThread> waiting;
+  // Declared after `waiting`: on an early return the holders close first,
+  // so no waiting writer is left without a zone.
+  std::vector<std::unique_ptr<WritableFile>> holding;
+  for (int t = 0; t < holders; ++t) {
+    ASSERT_OK_AND_ASSIGN(auto w, vol_->Create(name(t), {}));
+    ASSERT_OK(w->Append(chunk(t, 0)));
+    ASSERT_OK(w->Sync());
+    holding.push_back(std::move(w));
+  }
+  for (int t = holders; t < holders + kWaiting; ++t) {
+    waiting.emplace_back([&, t] {
+      auto w = vol_->Create(name(t), {});
       if (!w.ok()) {
-        ++failures;
+        ADD_FAILURE() << name(t) << ": " << w.status();
         return;
       }
       for (int i = 0; i < 8; ++i) {
-        absl::Status s = (*w)->Append(Pattern(t, i * 50000, 50000));
+        absl::Status s = (*w)->Append(chunk(t, i));
         if (s.ok()) s = (*w)->Sync();
         if (!s.ok()) {
-          ADD_FAILURE() << path << ": " << s;
-          ++failures;
+          ADD_FAILURE() << name(t) << ": " << s;
           return;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        ++synced;
       }
-      if (!(*w)->Close().ok()) ++failures;
+      EXPECT_OK((*w)->Close());
     });
   }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(failures, 0);
-  for (int t = 0; t < kWriters; ++t) {
-    auto got = ReadFile(*vol_, "/f" + std::to_string(t));
+  // Every waiting writer has asked for a zone while none was free.
+  ASSERT_TRUE(WaitFor([&] {
+    for (int t = holders; t < holders + kWaiting; ++t) {
+      if (policy->place_calls(name(t)) == 0) return false;
+    }
+    return true;
+  }));
+  EXPECT_EQ(synced, 0) << "a writer got a zone while every active zone was leased";
+  // The holders write on and close; the waiting writers get their zones.
+  for (int t = 0; t < holders; ++t) {
+    for (int i = 1; i < 8; ++i) {
+      ASSERT_OK(holding[t]->Append(chunk(t, i)));
+      ASSERT_OK(holding[t]->Sync());
+    }
+    ASSERT_OK(holding[t]->Close());
+  }
+  for (TestThread& w : waiting) w.Join();
+  EXPECT_EQ(synced, 8 * kWaiting);
+  for (int t = 0; t < holders + kWaiting; ++t) {
+    auto got = ReadFile(*vol_, name(t));
     ASSERT_OK(got);
     EXPECT_TRUE(*got == Pattern(t, 400000)) << t;
   }
