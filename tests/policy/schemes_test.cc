@@ -2,8 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <thread>
+#include <vector>
 
+#include "../common/test_threads.h"
 #include "policy_test_util.h"
 
 namespace zonestack::policy {
@@ -65,7 +66,7 @@ TEST(MakeSchemeTest, ConcurrentCallsAreSafe) {
   o.name = "hhzs";
   auto s = *MakeScheme(o);
   std::vector<DeviceView> devices{Ssd(20, 10, 2, 1), Hdd()};
-  std::vector<std::thread> threads;
+  std::vector<testing_common::TestThread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (uint64_t i = 0; i < 200; ++i) {
@@ -81,7 +82,7 @@ TEST(MakeSchemeTest, ConcurrentCallsAreSafe) {
       }
     });
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads) th.Join();
   EXPECT_EQ(s->view().Ssts().size(), 4u * 100 + 4u * 200);  // kept outputs + inputs
 }
 
