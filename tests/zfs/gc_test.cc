@@ -79,6 +79,45 @@ TEST_F(GcTest, GreedyAndCostBenefitBothReclaim) {
   ExpectConsistent(*vol_);
 }
 
+TEST_F(GcTest, CostBenefitWeighsZoneAgesOnTheVolumesClock) {
+  auto clock = std::make_shared<TestClock>();
+  FormatAndMount({OpenDev(ZnsUri(16))},
+                 {.gc_free_zone_threshold = 0, .gc_cost_benefit = true, .clock = clock});
+  const device::DeviceInfo& info = vol_->devices()[0]->info();
+  const uint64_t blocks = info.zone_capacity / info.block_size;
+  auto write = [&](const std::string& path, uint64_t size) {
+    return WriteFile(*vol_, path, Pattern(std::hash<std::string>()(path), size));
+  };
+  // Two zones filled by two files each; once the second files go, the
+  // older zone is 60% live, the one written an hour of the clock later 50%.
+  const uint64_t old_live = blocks * 6 / 10 * info.block_size;
+  const uint64_t young_live = blocks / 2 * info.block_size;
+  ASSERT_OK(write("/old", old_live));
+  ASSERT_OK(write("/old_dead", info.zone_capacity - old_live));
+  clock->Advance(3600'000'000'000);
+  ASSERT_OK(write("/young", young_live));
+  ASSERT_OK(write("/young_dead", info.zone_capacity - young_live));
+  clock->Advance(1'000'000'000);
+  ASSERT_OK(vol_->Delete("/old_dead"));
+  ASSERT_OK(vol_->Delete("/young_dead"));
+  ASSERT_OK_AND_ASSIGN(GcStats stats, vol_->CollectGarbage(/*force=*/true));
+  EXPECT_EQ(stats.zones_reclaimed, 2u);
+  // Greedy would move the younger zone's data first (there is less of
+  // it); weighed by age the older zone's goes first, so it starts first in
+  // the zone both move to.
+  auto start = [&](const std::string& path) {
+    for (const FileInfo& f : vol_->Files()) {
+      if (f.names[0] == path && !f.extents.empty()) return f.extents[0].offset;
+    }
+    ADD_FAILURE() << "no " << path;
+    return uint64_t{0};
+  };
+  EXPECT_LT(start("/old"), start("/young"));
+  ExpectFilesIntact(*vol_, std::map<std::string, uint64_t>{{"/old", old_live},
+                                                          {"/young", young_live}});
+  ExpectConsistent(*vol_);
+}
+
 TEST_F(GcTest, BackgroundGcFreesZonesBelowTheThreshold) {
   auto clock = std::make_shared<TestClock>();
   FormatAndMount({OpenDev(ZnsUri(16))}, {.gc_free_zone_threshold = 0.4, .clock = clock});
