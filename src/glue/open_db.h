@@ -26,16 +26,17 @@ class SsdSecondaryCache;
 // compaction_readahead_size = 2 MiB, then the config's "rocksdb" options; `env` is
 // replaced by one over the ZoneStack file system, wrapping base.env.
 //
-// On a volume with a scheme (config "scheme") the DB is set up for it:
+// On a volume with a hinted scheme (Scheme::hinted(): every scheme but
+// "lifetime" and "hybrid") the DB is set up for it:
 //  - a HintListener feeding the scheme's LSM view is added to the
 //    listeners, and re-syncs the view with the live SSTs after the open;
 //  - if the scheme caches, the block cache becomes a new LRU cache whose
 //    secondary cache is the volume's SsdSecondaryCache (the other table
 //    options stay the caller's); its capacity is the config's
 //    "block_cache_bytes", else that of the caller's block cache;
-//  - for "tiered", last_level_temperature = kCold unless the caller or the
-//    config set a temperature.
-// Without a scheme, "block_cache_bytes" alone replaces the block cache
+//  - for a scheme placing by temperature ("tiered"), last_level_temperature
+//    = kCold unless the caller or the config set a temperature.
+// Without a hinted scheme, "block_cache_bytes" alone replaces the block cache
 // with an LRU cache of that size. Only one DB at a time may use a
 // volume's scheme (ClaimScheme).
 //

@@ -220,7 +220,7 @@ void VolumeImpl::AddExtent(FileMeta& file, const Lease& lease, uint64_t offset,
   const Extent x{lease.device, offset, length, crc};
   AddValid(x);
   ZoneUse& z = members_[lease.device].zones[lease.zone];
-  z.last_write_us = NowMicros();
+  z.last_write_us = NowUs();
   absl::MutexLock fl(&file.mu);
   AppendExtent(file.extents, x);
   if (file.ends.size() == file.extents.size()) {
@@ -280,7 +280,7 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable) {
     rec.size = file.ends.empty() ? 0 : file.ends.back();
   }
   rec.id = file.id;
-  rec.mtime_us = NowMicros();
+  rec.mtime_us = SystemMicros();
   rec.kind = file.hint.kind;
   rec.lifetime = file.hint.lifetime;
   rec.level = file.hint.level;

@@ -10,9 +10,13 @@ namespace {
 
 using device::IoClass;
 
+// How long the GC thread sleeps when nothing wakes it, on the volume's
+// clock.
+constexpr uint64_t kGcPeriodNs = 200'000'000;
+
 // How often the GC thread asks the devices for zones that failed without
 // a command of zfs failing on them (zone_retire.cc).
-constexpr int kFailedZoneReportTicks = 5;  // of the 200 ms waits below
+constexpr int kFailedZoneReportTicks = 5;  // of the periods
 
 }  // namespace
 
@@ -31,7 +35,7 @@ std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device) const {
     double score;  // higher is collected first
   };
   std::vector<Scored> scored;
-  const double now = static_cast<double>(NowMicros());
+  const double now = static_cast<double>(NowUs());
   for (uint32_t zone = 0; zone < m.zones.size(); ++zone) {
     const ZoneUse& z = m.zones[zone];
     if (z.role != ZoneRole::kData || z.leased || !z.full() || z.valid >= z.written) continue;
@@ -112,9 +116,10 @@ void VolumeImpl::StartGc() {
 void VolumeImpl::GcLoop() {
   for (int tick = 0;; ++tick) {
     {
+      const uint64_t deadline = clock_->NowNs() + kGcPeriodNs;
       absl::MutexLock l(&gc_wake_mu_);
       auto woken = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return gc_stop_ || gc_wanted_; };
-      gc_wake_mu_.AwaitWithTimeout(absl::Condition(&woken), absl::Milliseconds(200));
+      AwaitUntil(gc_wake_mu_, absl::Condition(&woken), deadline);
       if (gc_stop_) return;
       gc_wanted_ = false;
     }

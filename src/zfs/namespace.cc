@@ -88,7 +88,7 @@ absl::StatusOr<std::unique_ptr<WritableFile>> VolumeImpl::Create(const std::stri
   f->names = {path};
   f->hint = hint;
   f->hint.name = path;
-  f->mtime_us = NowMicros();
+  f->mtime_us = SystemMicros();
   std::vector<Op> ops;
   {
     absl::MutexLock fl(&f->mu);

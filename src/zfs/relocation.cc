@@ -4,6 +4,7 @@
 // it is reset). Migration (HHZS 3.4) is that copy rate-limited, run by the
 // policy's requests from a background thread.
 #include <algorithm>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "zfs/volume_impl.h"
@@ -20,8 +21,12 @@ using device::IoContext;
 constexpr uint64_t kCopyChunk = 2 << 20;
 
 // How often the migration thread asks the policy for work when the last
-// request moved nothing.
-constexpr absl::Duration kMigrationPeriod = absl::Milliseconds(500);
+// request moved nothing, on the volume's clock.
+constexpr uint64_t kMigrationPeriodNs = 500'000'000;
+
+// The longest pause of a rate-limited copy (a day), which keeps the
+// deadline in range at absurdly low rates; unmount cuts any pause short.
+constexpr double kMaxPauseNs = 86'400e9;
 
 }  // namespace
 
@@ -53,7 +58,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
     ResetDeadZones();
   };
   const IoContext ctx{options.io_class};
-  const absl::Time started = absl::Now();
+  const uint64_t started = clock_->NowNs();
   uint64_t copied = 0;  // bytes written to `to_device`, for the rate limit
   std::vector<uint8_t> buf;
   for (const Extent& x : before) {
@@ -142,8 +147,9 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
       // Rate limit: no faster on average than bytes_per_sec since the start,
       // the last chunk included, so back-to-back moves keep the rate too.
       if (options.bytes_per_sec > 0) {
-        const double due = static_cast<double>(copied) / options.bytes_per_sec;
-        if (!SleepUntil(started + absl::Seconds(due))) {
+        const double due_ns = std::ceil(static_cast<double>(copied) * 1e9 / options.bytes_per_sec);
+        const uint64_t due = started + static_cast<uint64_t>(std::min(due_ns, kMaxPauseNs));
+        if (!SleepUntil(due, /*pace=*/true)) {
           undo();
           return absl::AbortedError("volume is unmounting");
         }
@@ -238,9 +244,16 @@ MigrationStats VolumeImpl::migration_stats() const {
           migrations_aborted_.load(), migrations_without_room_.load()};
 }
 
-bool VolumeImpl::SleepUntil(absl::Time deadline) {
+bool VolumeImpl::SleepUntil(uint64_t deadline_ns, bool pace) {
+  if (pace && !real_clock_) {
+    {
+      absl::MutexLock l(&stop_mu_);
+      if (stopping_) return false;
+    }
+    clock_->WaitUntil(deadline_ns);
+  }
   absl::MutexLock l(&stop_mu_);
-  stop_mu_.AwaitWithDeadline(absl::Condition(&stopping_), deadline);
+  AwaitUntil(stop_mu_, absl::Condition(&stopping_), deadline_ns);
   return !stopping_;
 }
 
@@ -253,7 +266,7 @@ void VolumeImpl::MigrationLoop() {
   bool moved = false;
   // Right after a move the next one starts at once (the rate limit paces
   // them); otherwise the policy is asked again after a pause.
-  while (SleepUntil(moved ? absl::Now() : absl::Now() + kMigrationPeriod)) {
+  while (SleepUntil(clock_->NowNs() + (moved ? 0 : kMigrationPeriodNs))) {
     moved = false;
     std::vector<DeviceView> views;
     {

@@ -93,7 +93,7 @@ void VolumeImpl::PreserveUnaccountedZones(RepairReport* report) {
       FileRecord rec;
       rec.id = next_id_;
       rec.names = {absl::StrCat(kLostFound, "/device", d, "-zone", z)};
-      rec.mtime_us = NowMicros();
+      rec.mtime_us = SystemMicros();
       rec.extents = {{d, m.info.zone_size * z, u.written, crc.value_or(0)}};
       rec.size = u.written;
       dirs_.insert(kLostFound);

@@ -24,6 +24,14 @@ using device::ZoneType;
 
 const IoContext kMeta{IoClass::kMetadata};
 
+// How often a wait looks at a simulated clock (VolumeImpl::TimeUntil).
+constexpr absl::Duration kSimulatedClockPoll = absl::Milliseconds(1);
+
+std::shared_ptr<device::Clock> ClockOf(const MountOptions& options) {
+  if (options.clock) return options.clock;
+  return std::shared_ptr<device::Clock>(device::RealClock::Default(), [](device::Clock*) {});
+}
+
 
 // Metadata zones: the first `n` sequential zones after the label zone.
 std::vector<uint32_t> PickMetaZones(const device::DeviceInfo& info, uint32_t n) {
@@ -61,7 +69,7 @@ absl::StatusOr<Label> ReadLabel(device::ZonedDevice& dev, size_t i) {
 
 }  // namespace
 
-uint64_t NowMicros() {
+uint64_t SystemMicros() {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
                                    std::chrono::system_clock::now().time_since_epoch())
                                    .count());
@@ -202,7 +210,11 @@ absl::StatusOr<std::unique_ptr<Volume>> Volume::Mount(
 
 VolumeImpl::VolumeImpl(std::vector<Member> members, const Label& label,
                        const MountOptions& options)
-    : members_(std::move(members)), label_(label), options_(options) {
+    : members_(std::move(members)),
+      label_(label),
+      options_(options),
+      clock_(ClockOf(options)),
+      real_clock_(dynamic_cast<device::RealClock*>(clock_.get()) != nullptr) {
   for (const Member& m : members_) devices_.push_back(m.dev);
   flush_pending_.assign(members_.size(), false);
 }
@@ -220,6 +232,22 @@ VolumeImpl::~VolumeImpl() {
   if (gc_thread_.joinable()) gc_thread_.join();
   if (read_only_) return;
   for (Member& m : members_) (void)m.dev->Flush(kMeta);
+}
+
+absl::Duration VolumeImpl::TimeUntil(uint64_t deadline_ns) const {
+  const uint64_t now = clock_->NowNs();
+  if (now >= deadline_ns) return absl::ZeroDuration();
+  return real_clock_ ? absl::Nanoseconds(deadline_ns - now) : kSimulatedClockPoll;
+}
+
+bool VolumeImpl::AwaitUntil(absl::Mutex& mu, const absl::Condition& cond,
+                            uint64_t deadline_ns) const {
+  while (!cond.Eval()) {
+    const absl::Duration wait = TimeUntil(deadline_ns);
+    if (wait == absl::ZeroDuration()) return false;
+    mu.AwaitWithTimeout(cond, wait);
+  }
+  return true;
 }
 
 absl::Status VolumeImpl::Recover(bool read_only, RepairReport* repair) {

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "device/clock.h"
 #include "device/zoned_device.h"
 #include "zfs/cache_zones.h"
 #include "zfs/placement.h"
@@ -67,6 +68,16 @@ struct MountOptions {
   // "Durability contract"). false: Flush does nothing, as in ZenFS; a
   // process crash loses what was not synced. For comparisons only.
   bool flush_to_devices = true;
+  // zfs's time: the zone ages cost-benefit GC weighs, how stale the device
+  // write counts the policy sees may be, the migration rate limit, the GC
+  // and migration threads' periods, and how long a writer waits for an
+  // active zone. null = device::RealClock::Default(). Any other clock is
+  // taken as simulated (device::ManualClock, for tests): a rate-limited
+  // copy pauses in its WaitUntil (a ManualClock moves there at once, no
+  // real time passes), while periods and waits end only when something
+  // else moves it. Unmount cuts zfs's own waits short. File modification
+  // times are dates and stay on the system clock.
+  std::shared_ptr<device::Clock> clock;
 };
 
 struct FileStat {

@@ -73,7 +73,9 @@ struct ZoneUse {
   uint64_t valid = 0;     // bytes held by live extents (rounded to blocks)
   bool leased = false;    // a writer is appending to it (cache zone: a write is in flight)
   bool pool = false;      // a data zone taken from the device's WAL/cache pool
-  uint64_t last_write_us = 0;  // for cost-benefit GC
+  // On the volume's clock, for cost-benefit GC; 0 (the oldest) for zones
+  // written before the mount.
+  uint64_t last_write_us = 0;
   // The device failed the zone (read-only or offline): it is never
   // allocated, written, finished or reset again (zone_retire.cc).
   bool retired = false;
@@ -96,10 +98,11 @@ struct Member {
   uint32_t pool_zones = 0;
   uint32_t cache_zones = 0;
   uint32_t cache_active = 0;      // cache zones not yet full: active on the device
-  // Device write bytes from Stats(), refreshed at most every few ms: Stats()
-  // copies every counter and DeviceViews() runs on each allocation.
+  // Device write bytes from Stats(), refreshed at most every few ms of the
+  // volume's clock: Stats() copies every counter and DeviceViews() runs on
+  // each allocation. Stale once the clock reaches bytes_written_until_us.
   mutable uint64_t bytes_written = 0;
-  mutable uint64_t bytes_written_at_us = 0;
+  mutable uint64_t bytes_written_until_us = 0;
 };
 
 // Where a device's label lies (volume.cc), and "device I (NAME)" for
@@ -227,6 +230,8 @@ class VolumeImpl {
 
   const Label& label() const { return label_; }
   const std::vector<Member>& members() const { return members_; }
+  // Now on the volume's clock (MountOptions::clock).
+  uint64_t NowUs() const { return clock_->NowNs() / 1000; }
 
  private:
   friend class Volume;
@@ -321,8 +326,19 @@ class VolumeImpl {
                            const std::function<bool(const Extent&)>& pick, uint32_t to_device,
                            const MoveOptions& options, uint64_t* moved_bytes)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // Waits until `deadline`; false if the volume started unmounting.
-  bool SleepUntil(absl::Time deadline) ABSL_LOCKS_EXCLUDED(stop_mu_);
+  // Waits until the clock reaches `deadline_ns`; false, at once, if the
+  // volume started unmounting. With `pace` the wait is this thread's own
+  // pause (a rate limit): a simulated clock is moved to the deadline by
+  // its WaitUntil instead of being waited for.
+  bool SleepUntil(uint64_t deadline_ns, bool pace = false) ABSL_LOCKS_EXCLUDED(stop_mu_);
+  // How long a wait for the clock to reach `deadline_ns` may block before
+  // it looks at the clock again (zero once it has). A simulated clock
+  // moves only when something else moves it, so it is looked at often.
+  absl::Duration TimeUntil(uint64_t deadline_ns) const;
+  // Waits with `mu` held until `cond` holds or the clock reaches
+  // `deadline_ns`; returns whether `cond` holds.
+  bool AwaitUntil(absl::Mutex& mu, const absl::Condition& cond, uint64_t deadline_ns) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
   void MigrationLoop();
   // Zones of `device` worth collecting, best first.
   std::vector<uint32_t> GcVictims(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -342,6 +358,10 @@ class VolumeImpl {
   std::vector<std::shared_ptr<device::ZonedDevice>> devices_;
   const Label label_;
   const MountOptions options_;
+  // options_.clock, or the real clock; real_clock_: its time passes while
+  // a thread waits.
+  const std::shared_ptr<device::Clock> clock_;
+  const bool real_clock_;
   bool read_only_ = false;
 
   mutable absl::Mutex mu_;
@@ -376,7 +396,12 @@ class VolumeImpl {
   std::atomic<uint64_t> migrations_aborted_{0}, migrations_without_room_{0};
 };
 
-uint64_t NowMicros();
+// The system clock, in microseconds since the epoch, for modification
+// times, never the volume's clock: an mtime is a date, kept in the log
+// across mounts and reboots and read by RocksDB as seconds since the epoch
+// (GetFileModificationTime), where a monotonic or simulated clock's time
+// would mean nothing.
+uint64_t SystemMicros();
 std::string ParentDir(const std::string& path);
 
 }  // namespace zonestack::zfs

@@ -1,7 +1,6 @@
 // Zone accounting and allocation: which zones hold what, leases for
 // writers, the active-zone budget, and resets of zones nothing lives in.
 #include "absl/strings/str_cat.h"
-#include "absl/time/time.h"
 #include "zfs/volume_impl.h"
 
 namespace zonestack::zfs {
@@ -11,8 +10,9 @@ using device::IoClass;
 using device::IoContext;
 
 // How long a writer waits for the active-zone budget (every active zone is
-// leased by another writer) before it reports the volume full.
-constexpr absl::Duration kZoneWait = absl::Seconds(10);
+// leased by another writer) before it reports the volume full, on the
+// volume's clock.
+constexpr uint64_t kZoneWaitNs = 10'000'000'000;
 
 // DeviceView::bytes_written may be this old.
 constexpr uint64_t kStatsRefreshUs = 20'000;
@@ -28,7 +28,7 @@ uint32_t VolumeImpl::MaxActive(uint32_t device) const {
 }
 
 std::vector<DeviceView> VolumeImpl::DeviceViews() const {
-  const uint64_t now = NowMicros();
+  const uint64_t now = NowUs();
   std::vector<DeviceView> views;
   for (const Member& m : members_) {
     DeviceView v;
@@ -41,9 +41,9 @@ std::vector<DeviceView> VolumeImpl::DeviceViews() const {
     for (uint32_t z : m.partial) v.free_bytes += m.zones[z].capacity - m.zones[z].written;
     v.pool_zones = m.pool_zones;
     v.cache_zones = m.cache_zones;
-    if (m.bytes_written_at_us == 0 || now - m.bytes_written_at_us >= kStatsRefreshUs) {
+    if (now >= m.bytes_written_until_us) {
       m.bytes_written = m.dev->Stats().Total().write_bytes;
-      m.bytes_written_at_us = std::max<uint64_t>(now, 1);
+      m.bytes_written_until_us = now + kStatsRefreshUs;
     }
     v.bytes_written = m.bytes_written;
     views.push_back(v);
@@ -287,7 +287,7 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
   if (auto s = CheckWritable(); !s.ok()) return s;
   bool tried_gc = false;
   bool reclaim_tried = false;
-  const absl::Time deadline = absl::Now() + kZoneWait;
+  const uint64_t deadline = clock_->NowNs() + kZoneWaitNs;
   while (true) {
     absl::Status status;
     std::function<bool()> reclaim_one;
@@ -299,9 +299,9 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
       status = lease.status();
       if (reclaim) {
         reclaim_one = cache_reclaimer_;
-      } else if (busy && absl::Now() < deadline) {
+      } else if (busy && clock_->NowNs() < deadline) {
         // Empty zones exist but every active zone is leased: wait for one.
-        zone_released_.WaitWithDeadline(&mu_, deadline);
+        zone_released_.WaitWithTimeout(&mu_, TimeUntil(deadline));
         continue;
       }
     }

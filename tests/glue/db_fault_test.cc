@@ -3,11 +3,10 @@
 // of synced writes and reads ends in a clear error from RocksDB or in a DB
 // whose every read matches the model, and the same after a reopen; never
 // a wrong value, or an acknowledged key missing without an error.
-#include <chrono>
 #include <optional>
 #include <random>
-#include <thread>
 
+#include "../common/test_threads.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "db_test_util.h"
@@ -206,11 +205,10 @@ TEST_F(DbFaultTest, ZoneGoingReadOnlyMidRunLosesNothing) {
   auto vol = FindVolume(uri);
   ASSERT_TRUE(vol.ok());
   std::vector<std::string> problems;
-  for (int i = 0; i < 100; ++i) {
+  testing_common::WaitFor([&] {
     problems = (*vol)->Check();
-    if (problems.empty()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+    return problems.empty();
+  });
   for (const std::string& p : problems) ADD_FAILURE() << p;
 }
 

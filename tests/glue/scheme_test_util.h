@@ -7,15 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "../common/test_threads.h"
 #include "absl/strings/str_cat.h"
 #include "glue/config.h"
 #include "rocksdb/db.h"
@@ -211,12 +210,11 @@ inline std::vector<std::string> Mismatches(rocksdb::DB* db) {
 }
 
 // Waits until no flush or compaction runs or is pending, then until the
-// view and zfs agree with RocksDB (callbacks finish just after the job),
-// for at most `seconds`; returns what still disagrees.
-inline std::vector<std::string> SettledMismatches(rocksdb::DB* db, int seconds = 30) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+// view and zfs agree with RocksDB (callbacks finish just after the job);
+// returns what still disagrees after the hang guard.
+inline std::vector<std::string> SettledMismatches(rocksdb::DB* db) {
   std::vector<std::string> problems;
-  while (std::chrono::steady_clock::now() < deadline) {
+  const bool settled = testing_common::WaitFor([&] {
     uint64_t busy = 0;
     for (const char* p : {"rocksdb.num-running-compactions", "rocksdb.compaction-pending",
                           "rocksdb.num-running-flushes", "rocksdb.mem-table-flush-pending"}) {
@@ -224,13 +222,12 @@ inline std::vector<std::string> SettledMismatches(rocksdb::DB* db, int seconds =
       db->GetIntProperty(p, &v);
       busy += v;
     }
-    if (busy == 0) {
-      problems = Mismatches(db);
-      if (problems.empty()) return problems;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return problems.empty() ? std::vector<std::string>{"background work never settled"} : problems;
+    if (busy != 0) return false;
+    problems = Mismatches(db);
+    return problems.empty();
+  });
+  if (!settled && problems.empty()) problems.push_back("background work never settled");
+  return problems;
 }
 
 }  // namespace zonestack::rocks

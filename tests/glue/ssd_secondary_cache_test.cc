@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "../common/test_threads.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "rocksdb/cache.h"
@@ -551,32 +552,41 @@ TEST_F(SsdCacheTest, LostCacheWritesAreDetectedNotServed) {
 // must carry the right bytes (and ASan/UBSan see the races, if any).
 TEST_F(SsdCacheTest, ConcurrentInsertLookupAndEviction) {
   for (uint64_t sst = 10; sst < 14; ++sst) AddSst(sst);
-  std::atomic<bool> stop{false};
+  constexpr int kOpsPerEviction = 500;
   std::atomic<uint64_t> hits{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      std::mt19937_64 rng(t);
-      for (int i = 0; i < 3000; ++i) {
-        const uint64_t sst = 10 + rng() % 4, offset = (rng() % 100) * 4096;
-        const size_t size = 1000 + (sst * 7 + offset / 4096) % 3000;  // fixed per block
-        if (rng() % 2) {
-          Insert(sst, offset, size);
-        } else if (Hits(sst, offset, size)) {
-          ++hits;
+  std::atomic<int> ops{0}, evictions{0};
+  {
+    std::vector<testing_common::TestThread> workers;
+    for (int t = 0; t < 4; ++t) {
+      workers.emplace_back([&, t] {
+        std::mt19937_64 rng(t);
+        for (int i = 0; i < 3000; ++i, ++ops) {
+          const uint64_t sst = 10 + rng() % 4, offset = (rng() % 100) * 4096;
+          const size_t size = 1000 + (sst * 7 + offset / 4096) % 3000;  // fixed per block
+          if (rng() % 2) {
+            Insert(sst, offset, size);
+          } else if (Hits(sst, offset, size)) {
+            ++hits;
+          }
         }
+      });
+    }
+    // An eviction every kOpsPerEviction operations of the others, however
+    // fast they run.
+    testing_common::TestThread evictor([&](std::stop_token stop) {
+      while (!stop.stop_requested()) {
+        if (ops.load() < (evictions.load() + 1) * kOpsPerEviction) {
+          std::this_thread::yield();
+          continue;
+        }
+        cache_->EvictOldestZone();
+        ++evictions;
       }
     });
+    for (auto& w : workers) w.Join();
+    ASSERT_TRUE(testing_common::WaitFor(
+        [&] { return evictions.load() == 4 * 3000 / kOpsPerEviction; }));
   }
-  threads.emplace_back([&] {
-    while (!stop.load()) {
-      cache_->EvictOldestZone();
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  });
-  for (int t = 0; t < 4; ++t) threads[t].join();
-  stop = true;
-  threads.back().join();
   EXPECT_GT(hits.load(), 100u);
   EXPECT_GT(cache_->stats().evicted_zones, 0u);
   EXPECT_EQ(cache_->counters().verify_failures, 0u);

@@ -2,8 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <thread>
+#include <vector>
 
+#include "../common/test_threads.h"
 #include "policy/hhzs_options.h"
 #include "policy_test_util.h"
 
@@ -123,7 +124,7 @@ TEST(SchemeRegistryTest, SchemesDocumentTheirOptions) {
 TEST(MakeSchemeTest, ConcurrentCallsAreSafe) {
   auto s = *MakeScheme("hhzs");
   std::vector<DeviceView> devices{Ssd(20, 10, 2, 1), Hdd()};
-  std::vector<std::thread> threads;
+  std::vector<testing_common::TestThread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (uint64_t i = 0; i < 200; ++i) {
@@ -139,7 +140,7 @@ TEST(MakeSchemeTest, ConcurrentCallsAreSafe) {
       }
     });
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads) th.Join();
   EXPECT_EQ(s->view().Ssts().size(), 4u * 100 + 4u * 200);  // kept outputs + inputs
 }
 

@@ -2,11 +2,10 @@
 // interleaved syncs, read back in random unaligned ranges, across zone
 // boundaries, on a ZNS SSD, an HM-SMR disk and a two-device hybrid volume;
 // hybrid placement's SSD-first spill; concurrent writers and readers.
-#include <atomic>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
-#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -18,6 +17,7 @@ namespace zonestack::zfs {
 namespace {
 
 using namespace testing_util;
+using testing_common::TestThread;
 
 struct Layout {
   std::string name;
@@ -160,62 +160,41 @@ TEST(ConcurrencyTest, ConcurrentWritersAndReadersSeeConsistentData) {
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<Volume> vol, Volume::Mount(devs));
   absl::Mutex mu;
   std::vector<std::pair<std::string, uint64_t>> done;  // guarded by mu
-  std::atomic<int> writers_left{4};
-  std::atomic<int> failures{0};
-  auto fail = [&](const std::string& what) {
-    ADD_FAILURE() << what;
-    ++failures;
-  };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 4; ++t) {
-    threads.emplace_back([&, t] {
-      std::mt19937_64 rng(t);
-      for (int i = 0; i < 6 && failures == 0; ++i) {
-        const std::string path = "/w" + std::to_string(t) + "_" + std::to_string(i);
-        const uint64_t seed = std::hash<std::string>()(path);
-        const uint64_t size = 1000 + rng() % (1500 << 10);
-        auto w = vol->Create(path, {.lifetime = static_cast<Lifetime>(t % 3)});
-        if (!w.ok()) return fail(std::string(w.status().message()));
-        for (uint64_t pos = 0; pos < size;) {
-          const uint64_t n = std::min<uint64_t>(size - pos, 1 + rng() % 200000);
-          if (auto s = (*w)->Append(Pattern(seed, pos, n)); !s.ok()) return fail(s.ToString());
-          pos += n;
-          if (rng() % 3 == 0) {
-            if (auto s = (*w)->Sync(); !s.ok()) return fail(s.ToString());
+  {
+    std::vector<TestThread> writers;
+    for (int t = 0; t < 4; ++t) {
+      writers.emplace_back([&, t](std::stop_token stop) {
+        std::mt19937_64 rng(t);
+        for (int i = 0; i < 6 && !stop.stop_requested() && !::testing::Test::HasFailure(); ++i) {
+          const std::string path = "/w" + std::to_string(t) + "_" + std::to_string(i);
+          const uint64_t seed = std::hash<std::string>()(path);
+          const uint64_t size = 1000 + rng() % (1500 << 10);
+          auto w = vol->Create(path, {.lifetime = static_cast<Lifetime>(t % 3)});
+          absl::Status s = w.status();
+          for (uint64_t pos = 0; s.ok() && pos < size;) {
+            const uint64_t n = std::min<uint64_t>(size - pos, 1 + rng() % 200000);
+            s = (*w)->Append(Pattern(seed, pos, n));
+            pos += n;
+            if (s.ok() && rng() % 3 == 0) s = (*w)->Sync();
           }
-        }
-        if (auto s = (*w)->Close(); !s.ok()) return fail(s.ToString());
-        absl::MutexLock l(&mu);
-        done.push_back({path, size});
-      }
-      --writers_left;
-    });
-  }
-  for (int t = 0; t < 2; ++t) {
-    threads.emplace_back([&, t] {
-      std::mt19937_64 rng(100 + t);
-      while (writers_left > 0 && failures == 0) {
-        std::pair<std::string, uint64_t> pick;
-        {
+          if (s.ok()) s = (*w)->Close();
+          if (!s.ok()) {
+            ADD_FAILURE() << path << ": " << s;
+            return;
+          }
           absl::MutexLock l(&mu);
-          if (done.empty()) continue;
-          pick = done[rng() % done.size()];
+          done.push_back({path, size});
         }
-        auto r = vol->Open(pick.first);
-        if (!r.ok()) return fail(std::string(r.status().message()));
-        const uint64_t off = rng() % pick.second;
-        std::vector<uint8_t> buf(1 + rng() % 300000);
-        auto n = (*r)->Read(off, buf);
-        if (!n.ok()) return fail(n.status().ToString());
-        buf.resize(*n);
-        if (*n != std::min<uint64_t>(buf.capacity(), pick.second - off) ||
-            !MatchesPattern(std::hash<std::string>()(pick.first), off, buf)) {
-          return fail(pick.first + " read wrong data");
-        }
-      }
-    });
+      });
+    }
+    auto pick = [&](std::mt19937_64& rng) -> std::optional<std::string> {
+      absl::MutexLock l(&mu);
+      if (done.empty()) return std::nullopt;
+      return done[rng() % done.size()].first;
+    };
+    PatternReader reader1(*vol, pick, 100), reader2(*vol, pick, 101);
+    for (TestThread& w : writers) w.Join();
   }
-  for (auto& t : threads) t.join();
   ASSERT_EQ(done.size(), 24u);
   ExpectFilesIntact(*vol, done);
   ExpectConsistent(*vol);
@@ -229,16 +208,21 @@ TEST(ConcurrencyTest, ReaderOfAFileBeingWrittenSeesAGrowingPrefix) {
   ASSERT_OK_AND_ASSIGN(auto w, vol->Create("/grow", {}));
   ASSERT_OK_AND_ASSIGN(auto r, vol->Open("/grow"));
   const uint64_t seed = 77, total = 6 << 20;
-  std::atomic<bool> writing{true};
-  std::thread reader([&] {
-    while (writing) {
+  TestThread reader([&](std::stop_token stop) {
+    while (!stop.stop_requested()) {
       const uint64_t size = r->size();
       std::vector<uint8_t> buf(std::min<uint64_t>(size, 256 << 10));
       const uint64_t off = size - buf.size();
       auto n = r->Read(off, buf);
-      ASSERT_TRUE(n.ok()) << n.status();
+      if (!n.ok()) {
+        ADD_FAILURE() << n.status();
+        return;
+      }
       buf.resize(*n);
-      ASSERT_TRUE(MatchesPattern(seed, off, buf)) << "@" << off;
+      if (!MatchesPattern(seed, off, buf)) {
+        ADD_FAILURE() << "@" << off;
+        return;
+      }
     }
   });
   for (uint64_t pos = 0; pos < total; pos += 100000) {
@@ -246,8 +230,7 @@ TEST(ConcurrencyTest, ReaderOfAFileBeingWrittenSeesAGrowingPrefix) {
     if (pos % 700000 == 0) ASSERT_OK(w->Sync());
   }
   ASSERT_OK(w->Close());
-  writing = false;
-  reader.join();
+  reader.Stop();
   EXPECT_EQ(r->size(), total);
 }
 

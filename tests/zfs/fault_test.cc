@@ -3,14 +3,13 @@
 // write goes on in another zone and the zone's live data moves out; a zone
 // that goes offline is retired and every read of data it held fails naming
 // the file. No read ever returns anything but the data written.
-#include <chrono>
 #include <set>
-#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "device/fault_injection.h"
 #include "device/zone_error.h"
+#include "test_clock.h"
 #include "zfs_test_util.h"
 
 namespace zonestack::zfs {
@@ -40,8 +39,9 @@ class FaultTest : public VolumeTest {
  protected:
   void SetUp() override {
     fault_ = std::make_shared<FaultInjectingDevice>(OpenDev(ZnsUri(16)));
-    // No background GC runs but the failed-zone handling, which tests wait for.
-    FormatAndMount({fault_}, {.gc_free_zone_threshold = -1});
+    // No background GC runs but the failed-zone handling, which tests wait
+    // for, moving the clock.
+    FormatAndMount({fault_}, {.gc_free_zone_threshold = -1, .clock = clock_});
   }
 
   FaultSpec DataZones(FaultKind kind) const {
@@ -66,19 +66,20 @@ class FaultTest : public VolumeTest {
     return {};
   }
 
-  // Waits (up to 10 s) for the GC thread to move every file out of zone `zone`.
+  // Moves the clock on until the GC thread has moved every file out of
+  // zone `zone`; false after the hang guard.
   bool WaitUntilEmptied(uint32_t zone) const {
-    for (int i = 0; i < 200; ++i) {
-      bool used = false;
+    return AdvanceUntil(*clock_, 1'000'000'000, [&] {
       for (const FileInfo& f : vol_->Files()) {
-        for (const ExtentInfo& x : f.extents) used |= x.zone == zone;
+        for (const ExtentInfo& x : f.extents) {
+          if (x.zone == zone) return false;
+        }
       }
-      if (!used) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return false;
+      return true;
+    });
   }
 
+  std::shared_ptr<TestClock> clock_ = std::make_shared<TestClock>();
   std::shared_ptr<FaultInjectingDevice> fault_;
 };
 

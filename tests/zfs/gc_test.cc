@@ -5,6 +5,7 @@
 // reader.
 #include <atomic>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/synchronization/mutex.h"
+#include "test_clock.h"
 #include "ssd_first_placement.h"
 #include "zfs_test_util.h"
 
@@ -19,6 +21,7 @@ namespace zonestack::zfs {
 namespace {
 
 using namespace testing_util;
+using testing_common::TestThread;
 
 class GcTest : public VolumeTest {
  protected:
@@ -77,18 +80,56 @@ TEST_F(GcTest, GreedyAndCostBenefitBothReclaim) {
   ExpectConsistent(*vol_);
 }
 
+TEST_F(GcTest, CostBenefitWeighsZoneAgesOnTheVolumesClock) {
+  auto clock = std::make_shared<TestClock>();
+  FormatAndMount({OpenDev(ZnsUri(16))},
+                 {.gc_free_zone_threshold = 0, .gc_cost_benefit = true, .clock = clock});
+  const device::DeviceInfo& info = vol_->devices()[0]->info();
+  const uint64_t blocks = info.zone_capacity / info.block_size;
+  auto write = [&](const std::string& path, uint64_t size) {
+    return WriteFile(*vol_, path, Pattern(std::hash<std::string>()(path), size));
+  };
+  // Two zones filled by two files each; once the second files go, the
+  // older zone is 60% live, the one written an hour of the clock later 50%.
+  const uint64_t old_live = blocks * 6 / 10 * info.block_size;
+  const uint64_t young_live = blocks / 2 * info.block_size;
+  ASSERT_OK(write("/old", old_live));
+  ASSERT_OK(write("/old_dead", info.zone_capacity - old_live));
+  clock->Advance(3600'000'000'000);
+  ASSERT_OK(write("/young", young_live));
+  ASSERT_OK(write("/young_dead", info.zone_capacity - young_live));
+  clock->Advance(1'000'000'000);
+  ASSERT_OK(vol_->Delete("/old_dead"));
+  ASSERT_OK(vol_->Delete("/young_dead"));
+  ASSERT_OK_AND_ASSIGN(GcStats stats, vol_->CollectGarbage(/*force=*/true));
+  EXPECT_EQ(stats.zones_reclaimed, 2u);
+  // Greedy would move the younger zone's data first (there is less of
+  // it); weighed by age the older zone's goes first, so it starts first in
+  // the zone both move to.
+  auto start = [&](const std::string& path) {
+    for (const FileInfo& f : vol_->Files()) {
+      if (f.names[0] == path && !f.extents.empty()) return f.extents[0].offset;
+    }
+    ADD_FAILURE() << "no " << path;
+    return uint64_t{0};
+  };
+  EXPECT_LT(start("/old"), start("/young"));
+  ExpectFilesIntact(*vol_, std::map<std::string, uint64_t>{{"/old", old_live},
+                                                          {"/young", young_live}});
+  ExpectConsistent(*vol_);
+}
+
 TEST_F(GcTest, BackgroundGcFreesZonesBelowTheThreshold) {
-  FormatAndMount({OpenDev(ZnsUri(16))}, {.gc_free_zone_threshold = 0.4});
+  auto clock = std::make_shared<TestClock>();
+  FormatAndMount({OpenDev(ZnsUri(16))}, {.gc_free_zone_threshold = 0.4, .clock = clock});
   WriteFiles(110, 300000);
   DeleteOddFiles(110);
-  // The GC thread wakes at least every 200 ms.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   const auto data_zones = vol_->Space()[0].data_zones;
-  while (vol_->Space()[0].empty_zones <= 0.4 * data_zones &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_GT(vol_->Space()[0].empty_zones, 0.4 * data_zones);
+  ASSERT_LE(vol_->Space()[0].empty_zones, 0.4 * data_zones);
+  // Only the GC thread collects here, once a period of the clock passes.
+  EXPECT_TRUE(AdvanceUntil(*clock, 1'000'000'000,
+                           [&] { return vol_->Space()[0].empty_zones > 0.4 * data_zones; }))
+      << vol_->Space()[0].empty_zones << " empty zones of " << data_zones;
   ExpectEvenFiles(110, 300000);
   ExpectConsistent(*vol_);
 }
@@ -122,66 +163,59 @@ TEST_F(GcTest, GcUnderConcurrentWritersDeletersAndReaders) {
   FormatAndMount({OpenDev(ZnsUri(16))}, {.gc_free_zone_threshold = 0.3});
   absl::Mutex mu;
   std::map<std::string, uint64_t> live;  // guarded by mu
-  std::atomic<bool> stop{false};
   std::atomic<int> writers_done{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 3; ++t) {
-    threads.emplace_back([&, t] {
-      std::mt19937_64 rng(t);
-      std::vector<std::string> mine;
-      for (int i = 0; i < 40 && !::testing::Test::HasFailure(); ++i) {
-        const std::string path = absl::StrCat("/t", t, "_", i);
-        const uint64_t size = 1 + rng() % (900 << 10);
-        ASSERT_OK(WriteFile(*vol_, path, Pattern(std::hash<std::string>()(path), size),
-                            {}, 1 + rng() % (200 << 10)));
-        {
-          absl::MutexLock l(&mu);
-          live[path] = size;
-        }
-        mine.push_back(path);
-        if (mine.size() > 6) {  // keep a few, delete one at random
-          const size_t k = rng() % mine.size();
+  {
+    std::vector<TestThread> threads;
+    for (int t = 0; t < 3; ++t) {
+      threads.emplace_back([&, t](std::stop_token stop) {
+        std::mt19937_64 rng(t);
+        std::vector<std::string> mine;
+        for (int i = 0; i < 40 && !stop.stop_requested() && !::testing::Test::HasFailure();
+             ++i) {
+          const std::string path = absl::StrCat("/t", t, "_", i);
+          const uint64_t size = 1 + rng() % (900 << 10);
+          const std::vector<uint8_t> data = Pattern(std::hash<std::string>()(path), size);
+          const absl::Status written = WriteFile(*vol_, path, data, {}, 1 + rng() % (200 << 10));
+          if (!written.ok()) {
+            ADD_FAILURE() << path << ": " << written;
+            break;
+          }
           {
             absl::MutexLock l(&mu);
-            live.erase(mine[k]);
+            live[path] = size;
           }
-          ASSERT_OK(vol_->Delete(mine[k]));
-          mine.erase(mine.begin() + static_cast<long>(k));
+          mine.push_back(path);
+          if (mine.size() > 6) {  // keep a few, delete one at random
+            const size_t k = rng() % mine.size();
+            {
+              absl::MutexLock l(&mu);
+              live.erase(mine[k]);
+            }
+            const absl::Status deleted = vol_->Delete(mine[k]);
+            if (!deleted.ok()) {
+              ADD_FAILURE() << mine[k] << ": " << deleted;
+              break;
+            }
+            mine.erase(mine.begin() + static_cast<long>(k));
+          }
         }
-      }
-      ++writers_done;
-    });
+        ++writers_done;
+      });
+    }
+    auto pick = [&](std::mt19937_64& rng) -> std::optional<std::string> {
+      absl::MutexLock l(&mu);
+      if (live.empty()) return std::nullopt;
+      auto it = live.begin();
+      std::advance(it, rng() % live.size());
+      return it->first;
+    };
+    PatternReader reader1(*vol_, pick, 50), reader2(*vol_, pick, 51);
+    // Forced runs besides the background GC's, racing the others.
+    while (writers_done < 3) {
+      ASSERT_OK(vol_->CollectGarbage(/*force=*/true));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
   }
-  for (int t = 0; t < 2; ++t) {
-    threads.emplace_back([&, t] {
-      std::mt19937_64 rng(50 + t);
-      while (!stop) {
-        std::pair<std::string, uint64_t> pick;
-        {
-          absl::MutexLock l(&mu);
-          if (live.empty()) continue;
-          auto it = live.begin();
-          std::advance(it, rng() % live.size());
-          pick = *it;
-        }
-        auto r = vol_->Open(pick.first);
-        if (!r.ok()) continue;  // deleted meanwhile
-        const uint64_t off = rng() % pick.second;
-        std::vector<uint8_t> buf(std::min<uint64_t>(pick.second - off, 1 + rng() % 300000));
-        auto n = (*r)->Read(off, buf);
-        ASSERT_TRUE(n.ok()) << pick.first << ": " << n.status();
-        ASSERT_EQ(*n, buf.size());
-        ASSERT_TRUE(MatchesPattern(std::hash<std::string>()(pick.first), off, buf)) << pick.first;
-      }
-    });
-  }
-  // Forced runs besides the background GC's, racing the others.
-  while (writers_done < 3 && !::testing::Test::HasFailure()) {
-    ASSERT_OK(vol_->CollectGarbage(/*force=*/true));
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  stop = true;
-  for (auto& t : threads) t.join();
   ExpectFilesIntact(*vol_, live);
   ExpectConsistent(*vol_);
   ExpectNoLeakedSpace(*vol_);
@@ -203,30 +237,17 @@ TEST_F(RelocateTest, MovesAFileToTheOtherDeviceUnderAReader) {
   ASSERT_OK(WriteFile(*vol_, "/f", Pattern(5, kSize), {}, 1 << 20));
   ASSERT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{0});
   ASSERT_OK_AND_ASSIGN(auto r, vol_->Open("/f"));
-  std::atomic<bool> stop{false};
-  std::atomic<int> reads{0};
-  std::thread reader([&] {
-    std::mt19937_64 rng(1);
-    while (!stop) {
-      const uint64_t off = rng() % kSize;
-      std::vector<uint8_t> buf(std::min<uint64_t>(kSize - off, 1 + rng() % 200000));
-      auto n = r->Read(off, buf);
-      ASSERT_TRUE(n.ok()) << n.status();
-      ASSERT_EQ(*n, buf.size());
-      ASSERT_TRUE(MatchesPattern(5, off, buf)) << "@" << off;
-      ++reads;
-    }
-  });
-  const uint64_t resets = ZoneResets(*vol_, 0);
-  ASSERT_OK(vol_->Relocate("/f", 1));
-  EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{1});
-  EXPECT_GT(ZoneResets(*vol_, 0), resets) << "the SSD zones it left are reset";
-  ASSERT_OK(vol_->Relocate("/f", 0));
-  EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{0});
-  ASSERT_OK(vol_->Relocate("/f", 1));
-  while (reads < 20) std::this_thread::yield();
-  stop = true;
-  reader.join();
+  {
+    PatternReader reader(*r, 5);
+    const uint64_t resets = ZoneResets(*vol_, 0);
+    ASSERT_OK(vol_->Relocate("/f", 1));
+    EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{1});
+    EXPECT_GT(ZoneResets(*vol_, 0), resets) << "the SSD zones it left are reset";
+    ASSERT_OK(vol_->Relocate("/f", 0));
+    EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{0});
+    ASSERT_OK(vol_->Relocate("/f", 1));
+    ASSERT_TRUE(reader.WaitForReads(20));
+  }
   r.reset();
   ExpectConsistent(*vol_);
   ASSERT_NO_FATAL_FAILURE(Remount());

@@ -1,37 +1,55 @@
 // What zfs tells the placement policy (OnPlaced, OnRemoved) and migration
 // (HHZS 3.4): Migrate moves a file under readers no faster than its rate,
 // counts what it moved and what failed, does not hold GC up, and the
-// background thread runs the policy's requests and stops at unmount.
+// background thread runs the policy's requests and stops at unmount. Time
+// is the volume's simulated clock (test_clock.h): a copy's pauses are
+// checked against its rate without waiting for them.
 #include <atomic>
-#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
-#include <random>
+#include <optional>
 #include <set>
-#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "recording_policy.h"
+#include "test_clock.h"
 #include "zfs_test_util.h"
 
 namespace zonestack::zfs {
 namespace {
 
 using namespace testing_util;
-using Clock = std::chrono::steady_clock;
+using testing_common::TestThread;
+using testing_common::WaitFor;
 
-double SecondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
+constexpr uint64_t kSecond = 1'000'000'000;
+
+// The ids of this process's threads.
+std::set<std::string> ThreadIds() {
+  std::set<std::string> ids;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    ids.insert(task.path().filename().string());
+  }
+  return ids;
 }
 
 class MigrationTest : public VolumeTest {
  protected:
-  // A ZN540 and an HM-SMR disk; files go to the SSD first.
-  void SetUpVolume(double migration_rate = 0) {
+  // A ZN540 and an HM-SMR disk; files go to the SSD first. The volume's
+  // clock is clock_, or with `real_clock` the real one.
+  void SetUpVolume(double migration_rate = 0, bool real_clock = false) {
     policy_ = std::make_shared<RecordingPolicy>();
     policy_->SetMigrationRate(migration_rate);
-    FormatAndMount({OpenDev(ZnsUri(16)), OpenDev(SmrUri(64))}, {.placement = policy_});
+    MountOptions options{.placement = policy_};
+    if (!real_clock) options.clock = clock_;
+    FormatAndMount({OpenDev(ZnsUri(16)), OpenDev(SmrUri(64))}, std::move(options));
   }
+  // A copy a failed test left held between two chunks must not hold the
+  // unmount up.
+  void TearDown() override { clock_->Release(); }
   absl::Status Write(const std::string& path, uint64_t size, const FileHint& hint = {}) {
     return WriteFile(*vol_, path, Pattern(std::hash<std::string>()(path), size), hint, 1 << 20);
   }
@@ -41,17 +59,8 @@ class MigrationTest : public VolumeTest {
         .by_class[static_cast<int>(device::IoClass::kMigration)]
         .write_bytes;
   }
-  // Waits (up to 10 s) for `done`.
-  template <typename Fn>
-  bool WaitFor(Fn done) {
-    const auto deadline = Clock::now() + std::chrono::seconds(10);
-    while (!done()) {
-      if (Clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return true;
-  }
 
+  std::shared_ptr<TestClock> clock_ = std::make_shared<TestClock>();
   std::shared_ptr<RecordingPolicy> policy_;
 };
 
@@ -116,33 +125,43 @@ TEST_F(MigrationTest, MigrateMovesAFileUnderReadersAtItsRate) {
   SetUpVolume();
   constexpr uint64_t kSize = 2 << 20;
   constexpr double kRate = 4 << 20;
-  const uint64_t seed = std::hash<std::string>()("/f");
   ASSERT_OK(Write("/f", kSize));
   ASSERT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{0});
   ASSERT_OK_AND_ASSIGN(auto r, vol_->Open("/f"));
-  std::atomic<bool> stop{false};
-  std::atomic<int> reads{0};
-  std::thread reader([&] {
-    std::mt19937_64 rng(1);
-    while (!stop) {
-      const uint64_t off = rng() % kSize;
-      std::vector<uint8_t> buf(std::min<uint64_t>(kSize - off, 1 + rng() % 200000));
-      auto n = r->Read(off, buf);
-      ASSERT_TRUE(n.ok()) << n.status();
-      ASSERT_EQ(*n, buf.size());
-      ASSERT_TRUE(MatchesPattern(seed, off, buf)) << "@" << off;
-      ++reads;
-    }
-  });
   policy_->ClearEvents();
-  const auto start = Clock::now();
-  ASSERT_OK(vol_->Migrate("/f", 1, kRate));
-  const double elapsed = SecondsSince(start);
-  EXPECT_GE(elapsed, kSize / kRate - 0.05) << "no faster than the rate";
-  EXPECT_LT(elapsed, 10 * kSize / kRate);
-  while (reads < 20) std::this_thread::yield();
-  stop = true;
-  reader.join();
+  {
+    PatternReader reader(*r, std::hash<std::string>()("/f"));
+    // The copy pauses after each chunk. Held there, it goes on when the
+    // test moves the clock to the pause's end, the reader reading meanwhile.
+    clock_->Hold();
+    const uint64_t start = clock_->NowNs();
+    absl::Status migrated;
+    std::atomic<bool> done{false};
+    TestThread mover(
+        [&] {
+          migrated = vol_->Migrate("/f", 1, kRate);
+          done = true;
+        },
+        [&] { clock_->Release(); });
+    int pauses = 0;
+    for (;;) {
+      std::optional<uint64_t> pause;
+      ASSERT_TRUE(WaitFor([&] { return done || (pause = clock_->Paused()).has_value(); }));
+      if (!pause) break;
+      ++pauses;
+      // No faster than the rate since the start, the chunk just copied
+      // included.
+      const double copied = static_cast<double>(MigrationBytesWritten(1));
+      EXPECT_EQ(*pause - start, static_cast<uint64_t>(std::ceil(copied * 1e9 / kRate)));
+      ASSERT_TRUE(reader.WaitForReads(reader.reads() + 10)) << "reading while the move pauses";
+      clock_->Set(*pause);
+    }
+    mover.Join();
+    ASSERT_OK(migrated);
+    EXPECT_GE(pauses, 2) << "a pause after each 1 MiB chunk (the disk's zone)";
+    EXPECT_EQ(clock_->NowNs() - start, static_cast<uint64_t>(kSize / kRate * kSecond))
+        << "the whole copy took as long as its rate asks";
+  }
   r.reset();
   EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{1});
   const MigrationStats stats = vol_->migration_stats();
@@ -171,17 +190,36 @@ TEST_F(MigrationTest, SlowMigrationDoesNotHoldGcUpAndAFileDeletedMidMoveFails) {
   ASSERT_OK(Write("/x", 4 << 20, {.kind = FileKind::kWal}));
   ASSERT_OK(Write("/y", 300000, {.kind = FileKind::kWal}));
   ASSERT_OK(vol_->Delete("/x"));
+  // The move, held in its pause after the first chunk.
+  clock_->Hold();
   absl::Status migrated;
-  std::thread mover([&] { migrated = vol_->Migrate("/f", 1, 1 << 20); });  // 4 s
-  ASSERT_TRUE(WaitFor([&] { return MigrationBytesWritten(1) > 0; }));
-  auto start = Clock::now();
-  ASSERT_OK(vol_->CollectGarbage(/*force=*/true));
-  EXPECT_LT(SecondsSince(start), 1.0) << "GC waited for the migration";
-  start = Clock::now();
+  TestThread mover([&] { migrated = vol_->Migrate("/f", 1, 1 << 20); },
+                   [&] { clock_->Release(); });
+  ASSERT_TRUE(WaitFor([&] { return clock_->Paused().has_value(); })) << "the move never paused";
+  const uint64_t copied = MigrationBytesWritten(1);
+  ASSERT_GT(copied, 0u);
+  ASSERT_LT(copied, 4u << 20);
+  // GC runs to its end while the move is paused.
+  absl::StatusOr<GcStats> gc;
+  std::atomic<bool> collected{false};
+  TestThread collector(
+      [&] {
+        gc = vol_->CollectGarbage(/*force=*/true);
+        collected = true;
+      },
+      [&] { clock_->Release(); });
+  ASSERT_TRUE(WaitFor([&] { return collected.load(); })) << "GC waited for the paused migration";
+  collector.Join();
+  ASSERT_OK(gc);
+  EXPECT_GT(gc->zones_reclaimed, 0u);
+  // Deleted mid-move, the file is not copied on: the move stops at its
+  // next chunk.
   ASSERT_OK(vol_->Delete("/f"));
-  mover.join();
+  ASSERT_TRUE(clock_->Paused().has_value());
+  clock_->Release();
+  mover.Join();
   EXPECT_EQ(migrated.code(), absl::StatusCode::kAborted) << migrated;
-  EXPECT_LT(SecondsSince(start), 2.0) << "the move stops at its next chunk";
+  EXPECT_EQ(MigrationBytesWritten(1), copied) << "chunks copied after the delete";
   const MigrationStats stats = vol_->migration_stats();
   EXPECT_EQ(stats.files_moved, 0u);
   EXPECT_EQ(stats.failures, 1u);
@@ -246,7 +284,9 @@ TEST_F(MigrationTest, BackgroundThreadRunsThePolicysMigrations) {
   ASSERT_OK(Write("/g", 300000));
   policy_->QueueMigration("/none", 1);
   policy_->QueueMigration("/f", 1);
-  ASSERT_TRUE(WaitFor([&] {
+  // The thread asks the policy once a period of the volume's clock has
+  // passed since it last found nothing to do.
+  ASSERT_TRUE(AdvanceUntil(*clock_, kSecond, [&] {
     const MigrationStats s = vol_->migration_stats();
     return s.files_moved == 1 && s.failures == 1;
   })) << "moved " << vol_->migration_stats().files_moved << ", failed "
@@ -258,25 +298,44 @@ TEST_F(MigrationTest, BackgroundThreadRunsThePolicysMigrations) {
   EXPECT_EQ(policy_->last_views().size(), 2u);
   ExpectConsistent(*vol_);
   // The thread keeps asking.
-  const int calls = policy_->next_migration_calls();
-  ASSERT_TRUE(WaitFor([&] { return policy_->next_migration_calls() > calls; }));
-  // A read-only mount runs no migration.
+  const int asked = policy_->next_migration_calls();
+  ASSERT_TRUE(AdvanceUntil(*clock_, kSecond,
+                           [&] { return policy_->next_migration_calls() > asked; }));
+  // A read-only mount starts no thread at all (a thread exists once
+  // std::thread's constructor returns), so no migration runs.
   vol_.reset();
   policy_->QueueMigration("/f", 0);
+  const int calls = policy_->next_migration_calls();
   options_.read_only = true;
+  const std::set<std::string> before = ThreadIds();
   ASSERT_NO_FATAL_FAILURE(Mount());
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  for (const std::string& id : ThreadIds()) {
+    EXPECT_TRUE(before.contains(id)) << "the read-only mount started thread " << id;
+  }
+  vol_.reset();
+  EXPECT_EQ(policy_->next_migration_calls(), calls);
   EXPECT_EQ(policy_->queued_migrations(), 1u);
 }
 
 TEST_F(MigrationTest, UnmountStopsASlowMigrationPromptly) {
-  SetUpVolume(/*migration_rate=*/256 << 10);
-  ASSERT_OK(Write("/f", 2 << 20));  // 8 s at that rate
+  // On the real clock, at a rate (64 B/s) whose first pause would last
+  // hours: only the unmount can end it.
+  SetUpVolume(/*migration_rate=*/64, /*real_clock=*/true);
+  ASSERT_OK(Write("/f", 2 << 20));
   policy_->QueueMigration("/f", 1);
   ASSERT_TRUE(WaitFor([&] { return MigrationBytesWritten(1) > 0; }));
-  const auto start = Clock::now();
-  vol_.reset();
-  EXPECT_LT(SecondsSince(start), 2.0);
+  // The test passes when the unmount returns at all. One that waits for
+  // the pause cannot be stopped, so after the hang guard the run ends.
+  std::atomic<bool> unmounted{false};
+  TestThread unmount([&] {
+    vol_.reset();
+    unmounted = true;
+  });
+  if (!WaitFor([&] { return unmounted.load(); })) {
+    ADD_FAILURE() << "the unmount waits for the end of the migration's pause";
+    std::abort();
+  }
+  unmount.Join();
   policy_->SetMigrationRate(0);
   ASSERT_NO_FATAL_FAILURE(Mount());
   EXPECT_EQ(DevicesOf(*vol_, "/f"), std::set<uint32_t>{0});

@@ -6,11 +6,11 @@
 #include <deque>
 #include <map>
 #include <set>
-#include <thread>
 
 #include <gtest/gtest.h>
 
 #include "recording_policy.h"
+#include "test_clock.h"
 #include "zfs_test_util.h"
 
 namespace zonestack::zfs {
@@ -227,11 +227,13 @@ TEST_F(PoolTest, PoolZonesAreCountedAgainAfterRemountAndLogRolls) {
   ExpectNoLeakedSpace(*vol_);
 }
 
-TEST_F(PoolTest, DeviceViewsCountBytesWritten) {
-  SetUpVolume({0, 0});
+TEST_F(PoolTest, DeviceViewsCountBytesWrittenAndCacheTheCountBriefly) {
+  auto clock = std::make_shared<TestClock>();
+  SetUpVolume({0, 0}, {0, 1}, {0, 1}, {.clock = clock});
   const uint64_t before = ViewAtNextAllocation(0).bytes_written;
   ASSERT_OK(WriteFile(*vol_, "/f", Pattern(1, 1 << 20)));
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // past the stats cache
+  EXPECT_EQ(ViewAtNextAllocation(0).bytes_written, before) << "the cached count";
+  clock->Advance(1'000'000'000);  // past the cache's few milliseconds
   EXPECT_GE(ViewAtNextAllocation(0).bytes_written, before + (1 << 20));
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ class RecordingPolicy : public PlacementPolicy {
                                   const std::vector<DeviceView>& views) override {
     absl::MutexLock l(&mu_);
     last_views_ = views;
+    ++place_calls_[f.name];
     PlacementDecision d;
     if (f.kind == FileKind::kWal) {
       d.devices = wal_devices_;
@@ -111,6 +113,13 @@ class RecordingPolicy : public PlacementPolicy {
     absl::MutexLock l(&mu_);
     return last_views_;
   }
+  // How often zfs asked where the file named `name` goes (once per attempt
+  // to find it a zone).
+  int place_calls(const std::string& name) const {
+    absl::MutexLock l(&mu_);
+    auto it = place_calls_.find(name);
+    return it == place_calls_.end() ? 0 : it->second;
+  }
   int next_migration_calls() const {
     absl::MutexLock l(&mu_);
     return next_migration_calls_;
@@ -131,6 +140,7 @@ class RecordingPolicy : public PlacementPolicy {
   std::vector<std::string> removed_ ABSL_GUARDED_BY(mu_);
   std::vector<DeviceView> last_views_ ABSL_GUARDED_BY(mu_);
   int next_migration_calls_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, int> place_calls_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace zonestack::zfs::testing_util

@@ -1,14 +1,20 @@
 // Helpers shared by the zfs tests: emulated devices, data patterns that can
-// be checked at any offset, whole-file write and read, the fsck check, and
-// simulated crashes (EmulatedDevice::PowerOff, then teardown, then PowerOn).
+// be checked at any offset, whole-file write and read, readers checking
+// files while they are moved, the fsck check, and simulated crashes
+// (EmulatedDevice::PowerOff, then teardown, then PowerOn).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <random>
 #include <set>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -17,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "../common/status_macros.h"
+#include "../common/test_threads.h"
 #include "device/emulated_device.h"
 #include "zfs/volume.h"
 
@@ -98,6 +105,71 @@ inline absl::StatusOr<std::vector<uint8_t>> ReadFile(const Volume& vol, const st
   }
   return out;
 }
+
+// Reads random ranges of files on a thread of its own until it is
+// destroyed, checking every byte against the file's pattern: a reader of
+// files that GC, relocation or migration move meanwhile. A read that fails
+// or returns other bytes is a test failure and ends the thread.
+class PatternReader {
+ public:
+  // Reads `file`, which holds `seed`'s pattern, through that one handle.
+  PatternReader(const ReadableFile& file, uint64_t seed)
+      : thread_([this, &file, seed](std::stop_token stop) {
+          std::mt19937_64 rng(seed);
+          while (!stop.stop_requested() && ReadOnce(file, seed, "the file", rng)) {
+          }
+        }) {}
+  // Reads files of `vol`, opening each anew: `pick` names the next (none
+  // yet: nullopt), whose pattern is seeded by the hash of its path. A file
+  // deleted meanwhile is skipped.
+  PatternReader(const Volume& vol,
+                std::function<std::optional<std::string>(std::mt19937_64&)> pick,
+                uint64_t rng_seed)
+      : thread_([this, &vol, pick = std::move(pick), rng_seed](std::stop_token stop) {
+          std::mt19937_64 rng(rng_seed);
+          while (!stop.stop_requested()) {
+            const std::optional<std::string> path = pick(rng);
+            if (!path) {
+              std::this_thread::yield();
+              continue;
+            }
+            auto r = vol.Open(*path);
+            if (!r.ok()) continue;
+            if (!ReadOnce(**r, std::hash<std::string>()(*path), *path, rng)) return;
+          }
+        }) {}
+
+  int reads() const { return reads_.load(); }
+  bool failed() const { return failed_.load(); }
+  // Waits until it has read `n` times in all; false if it failed first (or
+  // after the hang guard).
+  bool WaitForReads(int n) const {
+    return testing_common::WaitFor([&] { return failed() || reads() >= n; }) && !failed();
+  }
+
+ private:
+  bool ReadOnce(const ReadableFile& file, uint64_t seed, const std::string& name,
+                std::mt19937_64& rng) {
+    const uint64_t size = file.size();
+    if (size == 0) return true;
+    const uint64_t off = rng() % size;
+    std::vector<uint8_t> buf(std::min<uint64_t>(size - off, 1 + rng() % 300000));
+    auto n = file.Read(off, buf);
+    if (!n.ok() || *n != buf.size() || !MatchesPattern(seed, off, buf)) {
+      ADD_FAILURE() << name << " @" << off << ": "
+                    << (n.ok() ? absl::StrCat(*n, " bytes, not those written")
+                               : n.status().ToString());
+      failed_ = true;
+      return false;
+    }
+    ++reads_;
+    return true;
+  }
+
+  std::atomic<int> reads_{0};
+  std::atomic<bool> failed_{false};
+  testing_common::TestThread thread_;  // last: stopped before the rest goes
+};
 
 // Every file in `files` (path -> size) has its size and the pattern seeded
 // by the hash of its path.

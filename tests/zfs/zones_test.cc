@@ -3,16 +3,20 @@
 // and its recovery, and the metadata log's roll with every active zone
 // already taken by data.
 #include <atomic>
-#include <thread>
+#include <functional>
 
 #include <gtest/gtest.h>
 
+#include "recording_policy.h"
+#include "test_clock.h"
 #include "zfs_test_util.h"
 
 namespace zonestack::zfs {
 namespace {
 
 using namespace testing_util;
+using testing_common::TestThread;
+using testing_common::WaitFor;
 
 class ZonesTest : public VolumeTest {
  protected:
@@ -197,42 +201,102 @@ TEST_F(ZonesTest, ReadOnlyZoneStaysReadableAndIsNeverWritten) {
   EXPECT_TRUE(*ReadFile(*vol_, "/new") == Pattern(2, 100000));
 }
 
-TEST_F(ZonesTest, MoreWritersThanActiveZonesWaitAndNoneFails) {
-  FormatAndMount({OpenDev(ZnsUri(40))});
-  // 14 active zones, one kept by the metadata log: 13 for 24 writers, each
-  // holding its zone while it writes.
-  constexpr int kWriters = 24;
-  std::atomic<int> failures{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kWriters; ++t) {
-    threads.emplace_back([&, t] {
-      const std::string path = "/f" + std::to_string(t);
-      auto w = vol_->Create(path, {});
+// A ZN540 on a clock that moves only when the test moves it, every active
+// zone of which but the metadata log's this thread holds with files ("/fN")
+// it has written a chunk to and not closed.
+class ActiveZoneWaitTest : public ZonesTest {
+ protected:
+  void SetUp() override {
+    policy_->SetDevices({0}, {0});
+    FormatAndMount({OpenDev(ZnsUri(40))}, {.placement = policy_, .clock = clock_});
+    holders_ = static_cast<int>(vol_->devices()[0]->info().max_active_zones) - 1;
+    for (int t = 0; t < holders_; ++t) {
+      ASSERT_OK_AND_ASSIGN(auto w, vol_->Create(Name(t), {}));
+      ASSERT_OK(w->Append(Chunk(t, 0)));
+      ASSERT_OK(w->Sync());
+      holding_.push_back(std::move(w));
+    }
+  }
+  static std::string Name(int t) { return "/f" + std::to_string(t); }
+  static std::vector<uint8_t> Chunk(int t, int i) { return Pattern(t, i * 50000, 50000); }
+  // A writer of a test, which may wait for a zone: when the test returns
+  // early, the holders close, so that it gets one and ends.
+  TestThread Writer(std::function<void()> body) {
+    return TestThread(std::move(body), [this] { holding_.clear(); });
+  }
+
+  std::shared_ptr<TestClock> clock_ = std::make_shared<TestClock>();
+  std::shared_ptr<RecordingPolicy> policy_ = std::make_shared<RecordingPolicy>();
+  int holders_ = 0;
+  std::vector<std::unique_ptr<WritableFile>> holding_;
+};
+
+TEST_F(ActiveZoneWaitTest, MoreWritersThanActiveZonesWaitAndNoneFails) {
+  // The clock never moves here: a writer waits for a zone as long as it
+  // takes, never up to a time limit.
+  constexpr int kWaiting = 11;
+  std::atomic<int> synced{0};  // chunks the waiting writers made durable
+  std::vector<TestThread> waiting;
+  for (int t = holders_; t < holders_ + kWaiting; ++t) {
+    waiting.push_back(Writer([&, t] {
+      auto w = vol_->Create(Name(t), {});
       if (!w.ok()) {
-        ++failures;
+        ADD_FAILURE() << Name(t) << ": " << w.status();
         return;
       }
       for (int i = 0; i < 8; ++i) {
-        absl::Status s = (*w)->Append(Pattern(t, i * 50000, 50000));
+        absl::Status s = (*w)->Append(Chunk(t, i));
         if (s.ok()) s = (*w)->Sync();
         if (!s.ok()) {
-          ADD_FAILURE() << path << ": " << s;
-          ++failures;
+          ADD_FAILURE() << Name(t) << ": " << s;
           return;
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        ++synced;
       }
-      if (!(*w)->Close().ok()) ++failures;
-    });
+      EXPECT_OK((*w)->Close());
+    }));
   }
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(failures, 0);
-  for (int t = 0; t < kWriters; ++t) {
-    auto got = ReadFile(*vol_, "/f" + std::to_string(t));
+  // Every waiting writer has asked for a zone while none was free.
+  ASSERT_TRUE(WaitFor([&] {
+    for (int t = holders_; t < holders_ + kWaiting; ++t) {
+      if (policy_->place_calls(Name(t)) == 0) return false;
+    }
+    return true;
+  }));
+  EXPECT_EQ(synced, 0) << "a writer got a zone while every active zone was leased";
+  // The holders write on and close; the waiting writers get their zones.
+  for (int t = 0; t < holders_; ++t) {
+    for (int i = 1; i < 8; ++i) {
+      ASSERT_OK(holding_[t]->Append(Chunk(t, i)));
+      ASSERT_OK(holding_[t]->Sync());
+    }
+    ASSERT_OK(holding_[t]->Close());
+  }
+  for (TestThread& w : waiting) w.Join();
+  EXPECT_EQ(synced, 8 * kWaiting);
+  for (int t = 0; t < holders_ + kWaiting; ++t) {
+    auto got = ReadFile(*vol_, Name(t));
     ASSERT_OK(got);
     EXPECT_TRUE(*got == Pattern(t, 400000)) << t;
   }
   ExpectConsistent(*vol_);
+}
+
+TEST_F(ActiveZoneWaitTest, AWriterGivesUpOnceTheClockPassesTheWaitLimit) {
+  absl::Status synced;
+  std::atomic<bool> done{false};
+  TestThread writer = Writer([&] {
+    auto w = vol_->Create("/late", {});
+    synced = w.ok() ? (*w)->Append(Chunk(99, 0)) : w.status();
+    if (synced.ok()) synced = (*w)->Sync();
+    done = true;
+  });
+  ASSERT_TRUE(WaitFor([&] { return policy_->place_calls("/late") > 0; }));
+  clock_->Advance(60'000'000'000);  // past the 10 s a writer waits for a zone
+  ASSERT_TRUE(WaitFor([&] { return done.load(); }));
+  EXPECT_EQ(synced.code(), absl::StatusCode::kResourceExhausted) << synced;
+  holding_.clear();  // the writer's close can have a zone now
+  writer.Join();
 }
 
 TEST_F(ZonesTest, FullVolumeReportsResourceExhaustedAndRecoversAfterDeletes) {
