@@ -1,8 +1,9 @@
 // Garbage collection and relocation: zones holding files of mixed
 // lifetimes (one placement group) are reclaimed once half their files die,
-// survivors stay intact across GC and remount, a writer on a full volume
-// gets room from GC, and Relocate moves a file between devices under a
-// reader.
+// survivors stay intact across GC and remount, cost-benefit GC weighs
+// zone ages on the volume's clock, the GC thread collects once a period of
+// that clock passes, a writer on a full volume gets room from GC, and
+// Relocate moves a file between devices under a reader.
 #include <atomic>
 #include <map>
 #include <optional>

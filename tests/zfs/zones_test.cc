@@ -1,5 +1,6 @@
 // Zone accounting and allocation: resets when the last live extent dies,
-// the active-zone limit under more writers than active zones, a full volume
+// the active-zone limit under more writers than active zones (they wait,
+// until the volume's clock passes the wait's limit), a full volume
 // and its recovery, and the metadata log's roll with every active zone
 // already taken by data.
 #include <atomic>
