@@ -1,5 +1,6 @@
-// Garbage collection: victims (greedy or cost-benefit), the forced and
-// background runs. Live extents move with MoveExtents (relocation.cc).
+// Garbage collection of one device: victims (greedy or cost-benefit) and
+// their live extents moved out with MoveExtents (relocation.cc). Runs are
+// serialized and driven by the mover (mover.cc).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -9,14 +10,6 @@ namespace zonestack::zfs {
 namespace {
 
 using device::IoClass;
-
-// How long the GC thread sleeps when nothing wakes it, on the volume's
-// clock.
-constexpr uint64_t kGcPeriodNs = 200'000'000;
-
-// How often the GC thread asks the devices for zones that failed without
-// a command of zfs failing on them (zone_retire.cc).
-constexpr int kFailedZoneReportTicks = 5;  // of the periods
 
 }  // namespace
 
@@ -55,83 +48,54 @@ std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device) const {
   return out;
 }
 
-absl::StatusOr<GcStats> VolumeImpl::CollectGarbage(bool force) {
-  if (auto s = CheckWritable(); !s.ok()) return s;
-  absl::MutexLock gc(&gc_mu_);
-  GcStats stats;
+bool VolumeImpl::NeedsGc() const {
+  absl::MutexLock lock(&mu_);
   for (uint32_t d = 0; d < members_.size(); ++d) {
-    std::vector<uint32_t> victims;
-    {
-      absl::MutexLock lock(&mu_);
-      if (!force && !BelowGcThreshold(d)) continue;
-      victims = GcVictims(d);
-    }
-    for (uint32_t zone : victims) {
-      std::vector<std::shared_ptr<FileMeta>> owners;
-      bool movable = true;
-      {
-        absl::MutexLock lock(&mu_);
-        if (!force && !BelowGcThreshold(d)) break;
-        const uint64_t zone_size = members_[d].info.zone_size;
-        for (const auto& [id, f] : files_) {
-          absl::ReaderMutexLock fl(&f->mu);
-          const bool here = std::any_of(f->extents.begin(), f->extents.end(), [&](const Extent& x) {
-            return x.device == d && x.offset / zone_size == zone;
-          });
-          if (!here) continue;
-          if (f->writer_open) movable = false;
-          owners.push_back(f);
-        }
-      }
-      if (!movable) continue;
-      const uint64_t zone_size = members_[d].info.zone_size;
-      bool failed = false;
-      for (const auto& f : owners) {
-        uint64_t moved = 0;
-        absl::Status s = MoveExtents(
-            f, [&](const Extent& x) { return x.device == d && x.offset / zone_size == zone; }, d,
-            {.purpose = Purpose::kGc, .io_class = IoClass::kGc}, &moved);
-        stats.bytes_relocated += moved;
-        if (!s.ok() && s.code() != absl::StatusCode::kAborted) {
-          failed = true;  // out of room to move into: stop this device
-          break;
-        }
-      }
-      if (failed) break;
-      absl::MutexLock lock(&mu_);
-      if (members_[d].zones[zone].valid == 0) {
-        members_[d].maybe_dead.insert(zone);
-        ResetDeadZones();
-        if (members_[d].zones[zone].written == 0) ++stats.zones_reclaimed;
-      }
-    }
+    if (BelowGcThreshold(d)) return true;
   }
-  return stats;
+  return false;
 }
 
-void VolumeImpl::StartGc() {
-  gc_thread_ = std::thread([this] { GcLoop(); });
-}
-
-void VolumeImpl::GcLoop() {
-  for (int tick = 0;; ++tick) {
-    {
-      const uint64_t deadline = clock_->NowNs() + kGcPeriodNs;
-      absl::MutexLock l(&gc_wake_mu_);
-      auto woken = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return gc_stop_ || gc_wanted_; };
-      AwaitUntil(gc_wake_mu_, absl::Condition(&woken), deadline);
-      if (gc_stop_) return;
-      gc_wanted_ = false;
-    }
-    bool needed = false;
+void VolumeImpl::CollectDevice(uint32_t d, bool force, GcStats* stats) {
+  std::vector<uint32_t> victims;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!force && !BelowGcThreshold(d)) return;
+    victims = GcVictims(d);
+  }
+  for (uint32_t zone : victims) {
+    std::vector<std::shared_ptr<FileMeta>> owners;
+    bool movable = true;
     {
       absl::MutexLock lock(&mu_);
-      for (uint32_t d = 0; d < members_.size(); ++d) needed |= BelowGcThreshold(d);
+      if (!force && !BelowGcThreshold(d)) return;
+      const uint64_t zone_size = members_[d].info.zone_size;
+      for (const auto& [id, f] : files_) {
+        absl::ReaderMutexLock fl(&f->mu);
+        const bool here = std::any_of(f->extents.begin(), f->extents.end(), [&](const Extent& x) {
+          return x.device == d && x.offset / zone_size == zone;
+        });
+        if (!here) continue;
+        if (f->writer_open) movable = false;
+        owners.push_back(f);
+      }
     }
-    // Failures of a background run are not lost: a GC that cannot move a
-    // zone's data leaves the zone as it was, and the next run tries again.
-    if (needed) (void)CollectGarbage(/*force=*/false);
-    HandleFailedZones(/*report_zones=*/tick % kFailedZoneReportTicks == 0);
+    if (!movable) continue;
+    const uint64_t zone_size = members_[d].info.zone_size;
+    for (const auto& f : owners) {
+      uint64_t moved = 0;
+      absl::Status s = MoveExtents(
+          f, [&](const Extent& x) { return x.device == d && x.offset / zone_size == zone; }, d,
+          {.purpose = Purpose::kGc, .io_class = IoClass::kGc}, &moved);
+      stats->bytes_relocated += moved;
+      if (!s.ok() && s.code() != absl::StatusCode::kAborted) return;  // out of room to move into
+    }
+    absl::MutexLock lock(&mu_);
+    if (members_[d].zones[zone].valid == 0) {
+      members_[d].maybe_dead.insert(zone);
+      ResetDeadZones();
+      if (members_[d].zones[zone].written == 0) ++stats->zones_reclaimed;
+    }
   }
 }
 

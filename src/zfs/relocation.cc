@@ -2,7 +2,7 @@
 // copy durable, then one metadata record swaps the file's extent list;
 // readers hold the file's lock while they read, so none reads a zone after
 // it is reset). Migration (HHZS 3.4) is that copy rate-limited, run by the
-// policy's requests from a background thread.
+// policy's requests from the mover's thread (mover.cc).
 #include <algorithm>
 #include <cmath>
 
@@ -19,10 +19,6 @@ using device::IoContext;
 // between user reads costs a seek (no change in migration's share of HDD
 // time was measurable at K = 512: experiments/README.md, session 15).
 constexpr uint64_t kCopyChunk = 2 << 20;
-
-// How often the migration thread asks the policy for work when the last
-// request moved nothing, on the volume's clock.
-constexpr uint64_t kMigrationPeriodNs = 500'000'000;
 
 // The longest pause of a rate-limited copy (a day), which keeps the
 // deadline in range at absurdly low rates; unmount cuts any pause short.
@@ -149,7 +145,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
       if (options.bytes_per_sec > 0) {
         const double due_ns = std::ceil(static_cast<double>(copied) * 1e9 / options.bytes_per_sec);
         const uint64_t due = started + static_cast<uint64_t>(std::min(due_ns, kMaxPauseNs));
-        if (!SleepUntil(due, /*pace=*/true)) {
+        if (!mover_.SleepUntil(due, /*pace=*/true)) {
           undo();
           return absl::AbortedError("volume is unmounting");
         }
@@ -207,81 +203,27 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
   return absl::OkStatus();
 }
 
-absl::Status VolumeImpl::Migrate(const std::string& path, uint32_t device,
-                                 double bytes_per_sec) {
-  if (auto s = CheckWritable(); !s.ok()) return s;
-  uint64_t moved = 0;
-  absl::Status s;
+absl::Status VolumeImpl::MoveFile(const std::string& path, uint32_t device,
+                                  double bytes_per_sec, uint64_t* moved) {
   if (device >= members_.size()) {
-    s = absl::InvalidArgumentError(
+    return absl::InvalidArgumentError(
         absl::StrCat("device ", device, " but the volume has ", members_.size()));
-  } else {
-    absl::MutexLock move(&move_mu_);
-    std::shared_ptr<FileMeta> f;
-    {
-      absl::MutexLock lock(&mu_);
-      f = Find(path);
-    }
-    s = f ? MoveExtents(f, [&](const Extent& x) { return x.device != device; }, device,
-                        {.purpose = Purpose::kMigration, .io_class = IoClass::kMigration,
-                         .bytes_per_sec = bytes_per_sec, .notify_placed = true},
-                        &moved)
-          : absl::NotFoundError(absl::StrCat(path, ": no such file"));
   }
-  if (!s.ok()) {
-    ++migration_failures_;
-    if (absl::IsAborted(s)) ++migrations_aborted_;
-    if (absl::IsResourceExhausted(s)) ++migrations_without_room_;
-  } else if (moved > 0) {
-    ++migrated_files_;
-    migrated_bytes_ += moved;
+  std::shared_ptr<FileMeta> f;
+  {
+    absl::MutexLock lock(&mu_);
+    f = Find(path);
   }
-  return s;
+  if (!f) return absl::NotFoundError(absl::StrCat(path, ": no such file"));
+  return MoveExtents(f, [&](const Extent& x) { return x.device != device; }, device,
+                     {.purpose = Purpose::kMigration, .io_class = IoClass::kMigration,
+                      .bytes_per_sec = bytes_per_sec, .notify_placed = true},
+                     moved);
 }
 
-MigrationStats VolumeImpl::migration_stats() const {
-  return {migrated_files_.load(), migrated_bytes_.load(), migration_failures_.load(),
-          migrations_aborted_.load(), migrations_without_room_.load()};
-}
-
-bool VolumeImpl::SleepUntil(uint64_t deadline_ns, bool pace) {
-  if (pace && !real_clock_) {
-    {
-      absl::MutexLock l(&stop_mu_);
-      if (stopping_) return false;
-    }
-    clock_->WaitUntil(deadline_ns);
-  }
-  absl::MutexLock l(&stop_mu_);
-  AwaitUntil(stop_mu_, absl::Condition(&stopping_), deadline_ns);
-  return !stopping_;
-}
-
-void VolumeImpl::StartMigration() {
-  if (options_.placement->MigrationRate() <= 0) return;
-  migration_thread_ = std::thread([this] { MigrationLoop(); });
-}
-
-void VolumeImpl::MigrationLoop() {
-  bool moved = false;
-  // Right after a move the next one starts at once (the rate limit paces
-  // them); otherwise the policy is asked again after a pause.
-  while (SleepUntil(clock_->NowNs() + (moved ? 0 : kMigrationPeriodNs))) {
-    moved = false;
-    std::vector<DeviceView> views;
-    {
-      absl::MutexLock lock(&mu_);
-      views = DeviceViews();
-    }
-    const std::optional<Migration> next = options_.placement->NextMigration(views);
-    const double rate = options_.placement->MigrationRate();
-    if (!next || rate <= 0) continue;
-    const uint64_t files = migrated_files_.load();
-    // Failures (the file deleted or reopened meanwhile, no room) are
-    // counted in migration_stats and are not fatal.
-    (void)Migrate(next->path, next->to_device, rate);
-    moved = migrated_files_.load() != files;
-  }
+std::vector<DeviceView> VolumeImpl::CurrentDeviceViews() const {
+  absl::MutexLock lock(&mu_);
+  return DeviceViews();
 }
 
 }  // namespace zonestack::zfs

@@ -202,8 +202,7 @@ absl::StatusOr<std::unique_ptr<Volume>> Volume::Mount(
   auto impl = std::make_unique<VolumeImpl>(std::move(*members), first, opts);
   if (auto s = impl->Recover(opts.read_only); !s.ok()) return s;
   if (!opts.read_only) {
-    impl->StartGc();
-    impl->StartMigration();
+    impl->mover().Start(/*migration=*/opts.placement->MigrationRate() > 0);
   }
   return std::unique_ptr<Volume>(new Volume(std::move(impl)));
 }
@@ -214,22 +213,14 @@ VolumeImpl::VolumeImpl(std::vector<Member> members, const Label& label,
       label_(label),
       options_(options),
       clock_(ClockOf(options)),
-      real_clock_(dynamic_cast<device::RealClock*>(clock_.get()) != nullptr) {
+      real_clock_(dynamic_cast<device::RealClock*>(clock_.get()) != nullptr),
+      mover_(*this) {
   for (const Member& m : members_) devices_.push_back(m.dev);
   flush_pending_.assign(members_.size(), false);
 }
 
 VolumeImpl::~VolumeImpl() {
-  {
-    absl::MutexLock l(&stop_mu_);
-    stopping_ = true;
-  }
-  if (migration_thread_.joinable()) migration_thread_.join();
-  {
-    absl::MutexLock l(&gc_wake_mu_);
-    gc_stop_ = true;
-  }
-  if (gc_thread_.joinable()) gc_thread_.join();
+  mover_.Stop();
   if (read_only_) return;
   for (Member& m : members_) (void)m.dev->Flush(kMeta);
 }
@@ -582,15 +573,15 @@ absl::Status Volume::SetHint(const std::string& path, const FileHint& hint) {
   return impl_->SetHint(path, hint);
 }
 absl::Status Volume::Relocate(const std::string& path, uint32_t device) {
-  return impl_->Migrate(path, device, /*bytes_per_sec=*/0);
+  return impl_->mover().Migrate(path, device, /*bytes_per_sec=*/0);
 }
 absl::StatusOr<GcStats> Volume::CollectGarbage(bool force) {
-  return impl_->CollectGarbage(force);
+  return impl_->mover().CollectGarbage(force);
 }
 absl::Status Volume::Migrate(const std::string& path, uint32_t device, double bytes_per_sec) {
-  return impl_->Migrate(path, device, bytes_per_sec);
+  return impl_->mover().Migrate(path, device, bytes_per_sec);
 }
-MigrationStats Volume::migration_stats() const { return impl_->migration_stats(); }
+MigrationStats Volume::migration_stats() const { return impl_->mover().stats(); }
 CacheZones& Volume::cache_zones() { return cache_zones_; }
 std::string Volume::volume_id() const { return FormatVolumeId(impl_->label().volume_id); }
 uint32_t Volume::metadata_device() const { return impl_->label().meta_device; }

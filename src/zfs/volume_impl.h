@@ -1,4 +1,24 @@
 // Internals of zfs::Volume, shared by its .cc files. Not a public header.
+//
+// What guards what, and the lock order (take locks in this order only):
+//
+//   Mover::gc_mu_ | Mover::move_mu_   one GC run | one relocation or migration
+//     -> VolumeImpl::mu_              the namespace (files_, names_, dirs_),
+//                                     zone accounting (members_' zones, sets,
+//                                     pool counts), the metadata log
+//       -> FileMeta::mu               one file's extent list (readers share it)
+//
+//   leaves (nothing is taken while one is held): Mover::wake_mu_,
+//   Mover::stop_mu_.
+//
+// The namespace and zone accounting share mu_ on purpose: one committed
+// record changes both (an append adds extents and valid bytes, a delete
+// drops names and frees zones), and replay applies them together, so a
+// second mutex would only add an order to get wrong. mu_ is never held
+// across device I/O that may block, except a durable commit's flush of
+// devices holding Flush-only data (the log's ordering needs it). Writers
+// append into their leased zone without mu_. The mover's state (threads,
+// its serialization, migration counts) has its own locks (mover.h).
 #pragma once
 
 #include <atomic>
@@ -17,6 +37,7 @@
 #include "absl/time/time.h"
 #include "zfs/format.h"
 #include "zfs/metadata_log.h"
+#include "zfs/mover.h"
 #include "zfs/volume.h"
 
 namespace zonestack::zfs {
@@ -148,9 +169,7 @@ class VolumeImpl {
   absl::Status Recover(bool read_only, RepairReport* repair = nullptr) ABSL_LOCKS_EXCLUDED(mu_);
   // Writes the recovered state as a fresh log (after a repair).
   absl::Status RewriteLog() ABSL_LOCKS_EXCLUDED(mu_);
-  void StartGc();
-  // Starts the migration thread when the policy asks for one.
-  void StartMigration();
+  Mover& mover() { return mover_; }
 
   // --- namespace (namespace.cc)
   absl::StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
@@ -186,11 +205,27 @@ class VolumeImpl {
   uint32_t block_size(uint32_t device) const { return members_[device].info.block_size; }
   bool flush_to_devices() const { return options_.flush_to_devices; }
 
-  // --- GC (gc.cc), relocation and migration (relocation.cc)
-  absl::Status Migrate(const std::string& path, uint32_t device, double bytes_per_sec)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  MigrationStats migration_stats() const;
-  absl::StatusOr<GcStats> CollectGarbage(bool force);
+  // --- for the mover: GC (gc.cc), relocation and migration (relocation.cc)
+  // Whether any device is below its GC threshold.
+  bool NeedsGc() const ABSL_LOCKS_EXCLUDED(mu_);
+  // One GC pass over `device` (below its threshold, or any with `force`).
+  // REQUIRES: the caller serializes GC runs (Mover::CollectGarbage).
+  void CollectDevice(uint32_t device, bool force, GcStats* stats) ABSL_LOCKS_EXCLUDED(mu_);
+  // Moves `path`'s data off other devices to `device` (MoveExtents);
+  // `*moved` counts the bytes copied.
+  absl::Status MoveFile(const std::string& path, uint32_t device, double bytes_per_sec,
+                        uint64_t* moved) ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<DeviceView> CurrentDeviceViews() const ABSL_LOCKS_EXCLUDED(mu_);
+  PlacementPolicy& placement() const { return *options_.placement; }
+  // FailedPrecondition on a read-only mount.
+  absl::Status CheckWritable() const;
+  device::Clock& clock() const { return *clock_; }
+  // Whether the clock is the real one (its time passes while a thread waits).
+  bool real_clock() const { return real_clock_; }
+  // Waits with `mu` held until `cond` holds or the clock reaches
+  // `deadline_ns`; returns whether `cond` holds.
+  bool AwaitUntil(absl::Mutex& mu, const absl::Condition& cond, uint64_t deadline_ns) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 
   // --- SSD cache zones (cache_zones.cc)
   absl::StatusOr<CacheZone> AcquireCacheZone(uint32_t device) ABSL_LOCKS_EXCLUDED(mu_);
@@ -314,10 +349,8 @@ class VolumeImpl {
 
   std::shared_ptr<FileMeta> Find(const std::string& path) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool DirExists(const std::string& path) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::Status CheckWritable() const;
 
   // GC internals (gc.cc).
-  void GcLoop();
   // Copies the extents of `file` that `pick` selects to zones on
   // `to_device`, then swaps the extent list in one record (relocation.cc).
   // Aborted if the file is deleted or changes meanwhile, or the volume is
@@ -326,20 +359,10 @@ class VolumeImpl {
                            const std::function<bool(const Extent&)>& pick, uint32_t to_device,
                            const MoveOptions& options, uint64_t* moved_bytes)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // Waits until the clock reaches `deadline_ns`; false, at once, if the
-  // volume started unmounting. With `pace` the wait is this thread's own
-  // pause (a rate limit): a simulated clock is moved to the deadline by
-  // its WaitUntil instead of being waited for.
-  bool SleepUntil(uint64_t deadline_ns, bool pace = false) ABSL_LOCKS_EXCLUDED(stop_mu_);
   // How long a wait for the clock to reach `deadline_ns` may block before
   // it looks at the clock again (zero once it has). A simulated clock
   // moves only when something else moves it, so it is looked at often.
   absl::Duration TimeUntil(uint64_t deadline_ns) const;
-  // Waits with `mu` held until `cond` holds or the clock reaches
-  // `deadline_ns`; returns whether `cond` holds.
-  bool AwaitUntil(absl::Mutex& mu, const absl::Condition& cond, uint64_t deadline_ns) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
-  void MigrationLoop();
   // Zones of `device` worth collecting, best first.
   std::vector<uint32_t> GcVictims(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool BelowGcThreshold(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -376,24 +399,8 @@ class VolumeImpl {
   std::vector<bool> flush_pending_ ABSL_GUARDED_BY(mu_);
   std::function<bool()> cache_reclaimer_ ABSL_GUARDED_BY(mu_);
 
-  // Serializes GC runs.
-  absl::Mutex gc_mu_;
-  std::thread gc_thread_;
-  absl::Mutex gc_wake_mu_;
-  bool gc_stop_ ABSL_GUARDED_BY(gc_wake_mu_) = false;
-  bool gc_wanted_ ABSL_GUARDED_BY(gc_wake_mu_) = false;
-
-  // Serializes relocations and migrations. Not gc_mu_: a rate-limited
-  // migration copies for seconds, and GC (which a writer on a full device
-  // waits for) must not wait behind it. The two race safely: whichever
-  // swaps the extent list first wins, the other is Aborted.
-  absl::Mutex move_mu_;
-  std::thread migration_thread_;
-  // Set once at unmount: wakes the migration thread and rate-limit sleeps.
-  absl::Mutex stop_mu_;
-  bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;
-  std::atomic<uint64_t> migrated_files_{0}, migrated_bytes_{0}, migration_failures_{0};
-  std::atomic<uint64_t> migrations_aborted_{0}, migrations_without_room_{0};
+  // Last: stopped (its threads joined) before anything above goes.
+  Mover mover_;
 };
 
 // The system clock, in microseconds since the epoch, for modification

@@ -76,8 +76,7 @@ void VolumeImpl::RetireZone(uint32_t device, uint32_t zone, bool offline) {
   m.maybe_dead.erase(zone);
   zone_released_.SignalAll();
   // The GC thread moves the live data of a read-only zone out.
-  absl::MutexLock l(&gc_wake_mu_);
-  gc_wanted_ = true;
+  mover_.WakeGc();
 }
 
 absl::Status VolumeImpl::WriteFailed(FileMeta& file, Lease* lease, const absl::Status& error) {

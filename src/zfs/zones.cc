@@ -314,7 +314,7 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
     if (tried_gc || purpose != Purpose::kWrite) return status;
     // Full: reclaim dead space synchronously once, then try again.
     tried_gc = true;
-    auto gc = CollectGarbage(/*force=*/true);
+    auto gc = mover_.CollectGarbage(/*force=*/true);
     if (!gc.ok() || gc->zones_reclaimed == 0) return status;
   }
 }
