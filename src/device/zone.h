@@ -104,6 +104,9 @@ struct DeviceInfo {
   uint32_t max_open_qlc_zones = 0;    // ZnH2's extra limits; 0 = no limit
   uint32_t max_active_qlc_zones = 0;
   bool supports_simple_copy = false;
+  // SplitZone/MergeZone split a wide zone into per-chip subzones
+  // (SplitZNS). No device supports it yet.
+  bool supports_subzones = false;
   // Reads beyond the write pointer return zeroes (ZNS with DLFEAT) instead
   // of failing (ZBC with URSWRZ = 0).
   bool reads_beyond_wp_allowed = true;

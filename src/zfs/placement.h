@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "device/zone.h"
+
 
 namespace zonestack::zfs {
 
@@ -43,7 +45,11 @@ struct FileHint {
 // One member device as placement sees it.
 struct DeviceView {
   std::string name;
-  bool is_ssd = false;          // NAND: fast random reads
+  // The device's own facts (DeviceInfo: is_ssd(), cell modes, Simple Copy,
+  // zone limits), decided by the device; null in tests that make views by
+  // hand. Lives as long as the volume.
+  const device::DeviceInfo* info = nullptr;
+  bool is_ssd = false;          // info->is_ssd(): NAND, fast random reads
   uint64_t zone_capacity = 0;
   uint32_t empty_zones = 0;     // zones a new zone can be opened from
   uint32_t data_zones = 0;      // all zones usable for data

@@ -33,6 +33,7 @@ std::vector<DeviceView> VolumeImpl::DeviceViews() const {
   for (const Member& m : members_) {
     DeviceView v;
     v.name = m.info.name;
+    v.info = &m.info;
     v.is_ssd = m.is_ssd;
     v.zone_capacity = m.info.zone_capacity;
     v.empty_zones = static_cast<uint32_t>(m.empty.size());

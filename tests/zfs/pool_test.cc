@@ -227,6 +227,23 @@ TEST_F(PoolTest, PoolZonesAreCountedAgainAfterRemountAndLogRolls) {
   ExpectNoLeakedSpace(*vol_);
 }
 
+// A policy learns what a device is from the device's own info, the same
+// facts every layer reads (DeviceInfo::is_ssd(), cell modes, limits).
+TEST_F(PoolTest, DeviceViewsCarryTheDevicesOwnInfo) {
+  SetUpVolume({0, 0});
+  for (uint32_t d : {0u, 1u}) {
+    const DeviceView v = ViewAtNextAllocation(d);
+    ASSERT_NE(v.info, nullptr);
+    const device::DeviceInfo& info = vol_->devices()[d]->info();
+    EXPECT_EQ(v.info->name, info.name);
+    EXPECT_EQ(v.info->native_cell_mode, info.native_cell_mode);
+    EXPECT_EQ(v.info->max_active_zones, info.max_active_zones);
+    EXPECT_EQ(v.is_ssd, info.is_ssd());
+  }
+  EXPECT_TRUE(ViewAtNextAllocation(0).is_ssd);   // the ZN540
+  EXPECT_FALSE(ViewAtNextAllocation(1).is_ssd);  // the HM-SMR disk
+}
+
 TEST_F(PoolTest, DeviceViewsCountBytesWrittenAndCacheTheCountBriefly) {
   auto clock = std::make_shared<TestClock>();
   SetUpVolume({0, 0}, {0, 1}, {0, 1}, {.clock = clock});
