@@ -13,6 +13,15 @@
 namespace zonestack::rocks {
 namespace {
 
+// `json` is refused as invalid, with a message naming the file and `what`.
+void ExpectError(const std::string& json, const std::string& what) {
+  auto c = ParseConfigJson(json, "cfg.json");
+  ASSERT_FALSE(c.ok()) << json;
+  EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(c.status().message().find(what), std::string::npos) << c.status();
+  EXPECT_NE(c.status().message().find("cfg.json"), std::string::npos) << c.status();
+}
+
 TEST(ConfigTest, OneDeviceUriIsLifetimeIfNeeded) {
   auto c = ParseUri("zonestack://emu:zn540?zones=32&scale=1/256&timing=none");
   ASSERT_TRUE(c.ok()) << c.status();
@@ -74,21 +83,14 @@ TEST(ConfigTest, JsonConfigWithEverything) {
 }
 
 TEST(ConfigTest, JsonErrorsNameTheProblem) {
-  auto expect_error = [](const std::string& json, const std::string& what) {
-    auto c = ParseConfigJson(json, "cfg.json");
-    ASSERT_FALSE(c.ok()) << json;
-    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_NE(c.status().message().find(what), std::string::npos) << c.status();
-    EXPECT_NE(c.status().message().find("cfg.json"), std::string::npos) << c.status();
-  };
-  expect_error("{", "not valid JSON");
-  expect_error("[]", "JSON object");
-  expect_error(R"({"devices": []})", "no devices");
-  expect_error(R"({"devices": "emu:zn540"})", "array");
-  expect_error(R"({"devices": ["emu:zn540"], "placement": "best"})", "unknown scheme 'best'");
-  expect_error(R"({"devices": ["emu:zn540"], "format": "sometimes"})", "if-needed");
-  expect_error(R"({"devices": ["emu:zn540"], "rocksdb": {"x": [1]}})", "'x'");
-  expect_error(R"({"devices": ["emu:zn540"], "device": []})", "unknown key \"device\"");
+  ExpectError("{", "not valid JSON");
+  ExpectError("[]", "JSON object");
+  ExpectError(R"({"devices": []})", "no devices");
+  ExpectError(R"({"devices": "emu:zn540"})", "array");
+  ExpectError(R"({"devices": ["emu:zn540"], "placement": "best"})", "unknown scheme 'best'");
+  ExpectError(R"({"devices": ["emu:zn540"], "format": "sometimes"})", "if-needed");
+  ExpectError(R"({"devices": ["emu:zn540"], "rocksdb": {"x": [1]}})", "'x'");
+  ExpectError(R"({"devices": ["emu:zn540"], "device": []})", "unknown key \"device\"");
 }
 
 TEST(ConfigTest, SchemeObjectSetsSchemeOptions) {
@@ -163,50 +165,43 @@ TEST(ConfigTest, PlacementKeyTellsSchemesAndTheirOptionsApart) {
 }
 
 TEST(ConfigTest, SchemeErrorsNameTheProblem) {
-  auto expect_error = [](const std::string& json, const std::string& what) {
-    auto c = ParseConfigJson(json, "cfg.json");
-    ASSERT_FALSE(c.ok()) << json;
-    EXPECT_EQ(c.status().code(), absl::StatusCode::kInvalidArgument);
-    EXPECT_NE(c.status().message().find(what), std::string::npos) << c.status();
-    EXPECT_NE(c.status().message().find("cfg.json"), std::string::npos) << c.status();
-  };
   const std::string dev = R"("devices": ["emu:zn540"], )";
-  expect_error("{" + dev + R"("scheme": {"name": "b9"}})", "unknown scheme 'b9'");
-  expect_error("{" + dev + R"("scheme": {"name": "b9"}})", "hhzs");  // lists the known ones
-  expect_error("{" + dev + R"("scheme": {"wal_cache_zones": 1}})", "needs a \"name\"");
-  expect_error("{" + dev + R"("scheme": 3})", "object or a scheme name");
-  expect_error("{" + dev + R"("scheme": {"name": 3}})", "\"name\" must be a string");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "sst_byte": 1}})",
+  ExpectError("{" + dev + R"("scheme": {"name": "b9"}})", "unknown scheme 'b9'");
+  ExpectError("{" + dev + R"("scheme": {"name": "b9"}})", "hhzs");  // lists the known ones
+  ExpectError("{" + dev + R"("scheme": {"wal_cache_zones": 1}})", "needs a \"name\"");
+  ExpectError("{" + dev + R"("scheme": 3})", "object or a scheme name");
+  ExpectError("{" + dev + R"("scheme": {"name": 3}})", "\"name\" must be a string");
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "sst_byte": 1}})",
                "scheme 'p': unknown option \"sst_byte\"");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "priority": "hot"}})",
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "priority": "hot"}})",
                "\"priority\" must be one of \"level\"");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "spare_placement": 1}})",
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "spare_placement": 1}})",
                "\"spare_placement\" must be true or false");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "cache_second_chance": "yes"}})",
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "cache_second_chance": "yes"}})",
                "\"cache_second_chance\" must be true or false");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "cache_refresh": 1}})",
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "cache_refresh": 1}})",
                "\"cache_refresh\" must be true or false");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "sst_bytes": 1}})",
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "sst_bytes": 1}})",
                "unknown option \"sst_bytes\"");  // no scheme reads it
-  expect_error("{" + dev + R"("scheme": {"name": "p", "wal_cache_zones": -5}})", "integer");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "wal_cache_zones": 1.5}})", "integer");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "wal_cache_zones": "2"}})",
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "wal_cache_zones": -5}})", "integer");
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "wal_cache_zones": 1.5}})", "integer");
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "wal_cache_zones": "2"}})",
                "wal_cache_zones");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "migration_mib_per_sec": -1}})",
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "migration_mib_per_sec": -1}})",
                "migration_mib_per_sec\" must be a number >= 0");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "hdd_random_read_iops": 0}})",
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "hdd_random_read_iops": 0}})",
                "hdd_random_read_iops\" must be a number > 0");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "level_threshold": 100}})",
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "level_threshold": 100}})",
                "level_threshold");
-  expect_error("{" + dev + R"("scheme": {"name": "p", "decision_interval_ms": 0}})",
+  ExpectError("{" + dev + R"("scheme": {"name": "p", "decision_interval_ms": 0}})",
                "decision_interval_ms");
-  expect_error("{" + dev + R"("placement": "lifetime", "scheme": {"name": "p"}})",
+  ExpectError("{" + dev + R"("placement": "lifetime", "scheme": {"name": "p"}})",
                "disagree");
-  expect_error("{" + dev + R"("placement": "hhzs", "scheme": {"name": "p"}})", "disagree");
-  expect_error("{" + dev + R"("placement": "best"})", "known: ");
-  expect_error("{" + dev + R"("placement": {"name": "p"}})", "must be a scheme name");
-  expect_error("{" + dev + R"("block_cache_bytes": 0})", "block_cache_bytes");
-  expect_error("{" + dev + R"("block_cache_bytes": "8M"})", "block_cache_bytes");
+  ExpectError("{" + dev + R"("placement": "hhzs", "scheme": {"name": "p"}})", "disagree");
+  ExpectError("{" + dev + R"("placement": "best"})", "known: ");
+  ExpectError("{" + dev + R"("placement": {"name": "p"}})", "must be a scheme name");
+  ExpectError("{" + dev + R"("block_cache_bytes": 0})", "block_cache_bytes");
+  ExpectError("{" + dev + R"("block_cache_bytes": "8M"})", "block_cache_bytes");
 }
 
 TEST(ConfigTest, JsonFileThroughUri) {
