@@ -1,5 +1,5 @@
 // SpanDB's automated placement (AUTO) as HHZS 4.1 re-implements it, with
-// the knobs of the authors' emulation (seed_code.md, "SpanDB emulation"):
+// the knobs of the HHZS authors' emulation of SpanDB (docs/hhzs.md, the scheme table):
 // SSTs of levels <= a maximum level m go to the SSD. Once a second m
 // follows the SSD's write throughput (below 40% of its sequential write
 // throughput: m+1, up to 4; above 65%: m-1, down to -1), then the SSD's
