@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <ctime>
 
+#include "absl/strings/str_cat.h"
 #include "glue/background_job.h"
 #include "glue/config.h"
 #include "rocksdb/convenience.h"
@@ -41,11 +42,11 @@ class FileSystemTest : public ::testing::Test {
   std::string ReadAll(const std::string& path) {
     std::unique_ptr<rocksdb::FSRandomAccessFile> f;
     rocksdb::IOStatus s = fs_->NewRandomAccessFile(path, {}, &f, nullptr);
-    if (!s.ok()) return "<" + s.ToString() + ">";
+    if (!s.ok()) return absl::StrCat("<", s.ToString(), ">");
     std::string scratch(1 << 20, '\0');
     rocksdb::Slice out;
     s = f->Read(0, scratch.size(), io_, &out, scratch.data(), nullptr);
-    if (!s.ok()) return "<" + s.ToString() + ">";
+    if (!s.ok()) return absl::StrCat("<", s.ToString(), ">");
     return out.ToString();
   }
 

@@ -1,6 +1,7 @@
 // The basic schemes Bh (HHZS 2.3) and B3+M (4.2, Exp#2).
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "policy/scheme_common.h"
 #include "policy/hhzs_options.h"
 #include "policy/scheme_registry.h"
@@ -39,7 +40,7 @@ class BasicTest : public ::testing::Test {
 
 TEST_F(BasicTest, LevelThresholdSplitsSstsBetweenSsdAndHdd) {
   for (int h = 1; h <= 4; ++h) {
-    auto s = Make("b" + std::to_string(h));
+    auto s = Make(absl::StrCat("b", h));
     EXPECT_EQ(dynamic_cast<HintedScheme&>(*s).options().level_threshold, h);
     for (int level = 0; level <= 5; ++level) {
       EXPECT_EQ(s->Place(SstHint(9, level), devices_).devices,
