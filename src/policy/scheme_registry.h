@@ -35,7 +35,8 @@ struct SchemeSpec {
   std::function<std::shared_ptr<Scheme>(const nlohmann::json& options, const SchemeEnv& env)> make;
 };
 
-// A spec from a typed options struct and its table.
+// A spec from a typed options struct and its table, which must outlive
+// the registry (a function-local static, as every scheme file keeps it).
 template <typename Options>
 SchemeSpec SchemeSpecFor(
     std::string name, std::string summary, const OptionTable<Options>& table, Options defaults,

@@ -197,7 +197,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
   ResetDeadZones();
   if (options.notify_placed) {
     file->placed_device = to_device;
-    options_.placement->OnPlaced(file->hint, to_device, members_[to_device].is_ssd,
+    options_.placement->OnPlaced(file->hint, to_device, members_[to_device].info.is_ssd(),
                                  file->size.load());
   }
   return absl::OkStatus();

@@ -182,7 +182,6 @@ absl::StatusOr<std::vector<Member>> CheckMembers(
     Member m;
     m.dev = devices[i];
     m.info = info;
-    m.is_ssd = info.is_ssd();
     m.label_zone = LabelZone(info);
     members.push_back(std::move(m));
   }

@@ -107,7 +107,6 @@ struct ZoneUse {
 struct Member {
   std::shared_ptr<device::ZonedDevice> dev;
   device::DeviceInfo info;
-  bool is_ssd = false;
   uint32_t label_zone = 0;
   uint32_t reserved_active = 0;   // active zones zfs itself keeps (metadata)
   std::vector<ZoneUse> zones;

@@ -34,7 +34,7 @@ std::vector<DeviceView> VolumeImpl::DeviceViews() const {
     DeviceView v;
     v.name = m.info.name;
     v.info = &m.info;
-    v.is_ssd = m.is_ssd;
+    v.is_ssd = m.info.is_ssd();
     v.zone_capacity = m.info.zone_capacity;
     v.empty_zones = static_cast<uint32_t>(m.empty.size());
     v.data_zones = m.data_zones;
@@ -155,7 +155,7 @@ bool VolumeImpl::RoomForActiveZone(uint32_t device) {
 void VolumeImpl::NotifyPlaced(FileMeta& file, uint32_t device) {
   if (file.placed_device == device) return;
   file.placed_device = device;
-  options_.placement->OnPlaced(file.hint, device, members_[device].is_ssd, file.size.load());
+  options_.placement->OnPlaced(file.hint, device, members_[device].info.is_ssd(), file.size.load());
 }
 
 bool VolumeImpl::FinishCheapestZone(uint32_t device) {
@@ -180,7 +180,7 @@ bool VolumeImpl::FinishCheapestZone(uint32_t device) {
 
 uint32_t VolumeImpl::PickEmptyZone(uint32_t device, const FileMeta& file) const {
   const Member& m = members_[device];
-  const uint32_t run = m.is_ssd ? 1 : options_.disk_run_zones;
+  const uint32_t run = m.info.is_ssd() ? 1 : options_.disk_run_zones;
   if (run <= 1) return *m.empty.begin();
   if (file.tail_device == device && m.empty.contains(file.tail_zone + 1)) {
     return file.tail_zone + 1;

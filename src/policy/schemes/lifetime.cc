@@ -18,11 +18,11 @@ class LifetimeScheme : public Scheme {
 
   PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& devices) override {
     PlacementDecision d;
-    for (bool ssd : {true, false}) {
-      for (uint32_t i = 0; i < devices.size(); ++i) {
-        if (!ssd_first_ || devices[i].is_ssd == ssd) d.devices.push_back(i);
-      }
-      if (!ssd_first_) break;
+    for (uint32_t i = 0; i < devices.size(); ++i) {
+      if (!ssd_first_ || devices[i].is_ssd) d.devices.push_back(i);
+    }
+    for (uint32_t i = 0; ssd_first_ && i < devices.size(); ++i) {
+      if (!devices[i].is_ssd) d.devices.push_back(i);
     }
     d.group = zfs::LifetimeGroup(f);
     return d;
