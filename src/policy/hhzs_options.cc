@@ -23,6 +23,13 @@ const OptionTable<HhzsOptions>& HhzsOptionTable() {
         .Choice("priority", &HhzsOptions::priority,
                 {{"level", SstPriority::kLevelFirst}, {"read_rate", SstPriority::kReadRateFirst}},
                 "migration order: \"level\" (the paper's) or \"read_rate\" first")
+        .Integer("min_tiering_level", &HhzsOptions::min_tiering_level, 0, 64,
+                 "HHZS: the lowest tiering level t (1 = the authors' code; 0 = ours)")
+        .Bool("exclude_hdd_inputs", &HhzsOptions::exclude_hdd_inputs,
+              "HHZS: A_i leaves out HDD inputs of running compactions (ours; off = the paper)")
+        .Bool("spare_migration", &HhzsOptions::spare_migration,
+              "HHZS: SSTs beyond the plan move up only into spare zones and stay while reads "
+              "are HDD-bound (ours; off = the paper)")
         .Bool("spare_placement", &HhzsOptions::spare_placement,
               "HHZS: L_t SSTs beyond the reservation to spare SSD zones while reads are "
               "HDD-bound (ours; off = the paper)")
@@ -31,7 +38,9 @@ const OptionTable<HhzsOptions>& HhzsOptionTable() {
         .Bool("cache_refresh", &HhzsOptions::cache_refresh,
               "HHZS caching: rewrite a hit block at the FIFO tail (ours; off = the paper)")
         .Number("ssd_write_mib_per_sec", &HhzsOptions::ssd_write_bytes_per_sec, false,
-                "AUTO: the SSD's sequential write throughput, MiB/s", kMiB);
+                "AUTO: the SSD's sequential write throughput, MiB/s", kMiB)
+        .Integer("initial_max_level", &HhzsOptions::initial_max_level, 0, 4,
+                 "AUTO: the maximum SSD level at start (4 = SpanDB's; 1 = ours)");
     return t;
   }();
   return *table;

@@ -34,6 +34,20 @@ struct HhzsOptions {
   // first (an option for studying the rule: under skew the hottest SSTs
   // may sit at the last levels).
   SstPriority priority = SstPriority::kLevelFirst;
+  // HHZS: the lowest tiering level t (3.3 step 2). The authors' code raises
+  // a t of 0 to 1, so flushes and L0->L1 compactions always have the SSD;
+  // 0 (ours) lets a deep L0 debt give the whole SSD to L0.
+  int min_tiering_level = 1;
+  // HHZS: A_i leaves out HDD-resident inputs of running compactions (ours;
+  // LevelCounts explains why). Off, A_i counts every allocated zone (3.3).
+  bool exclude_hdd_inputs = false;
+  // HHZS migration (ours): an SST the plan has no room for moves up only
+  // into spare zones (free beyond the writes in flight at or below L_t),
+  // and capacity migration leaves such SSTs on the SSD while reads are
+  // HDD-bound and the spare lasts. Off, the paper's two rules as written:
+  // popularity migration moves when the empty zones exceed the demand
+  // below L_t, capacity migration runs on every decision.
+  bool spare_migration = false;
   // HHZS: while reads are HDD-bound, an SST of L_t (or below) that the plan
   // has no reserved zone for is written to the SSD anyway if spare zones
   // (free beyond the writes in flight at or below L_t) remain, as
@@ -49,6 +63,10 @@ struct HhzsOptions {
   bool cache_refresh = false;
   // AUTO: the SSD's sequential write throughput the thresholds refer to.
   double ssd_write_bytes_per_sec = 1000.0 * (1 << 20);
+  // AUTO: the maximum SSD level m at start. SpanDB's driver starts at 4;
+  // 1 (ours) keeps a small SSD from filling with L2/L3 SSTs before the
+  // first free-space check.
+  int initial_max_level = 4;
 };
 
 // Their config keys (rates in MiB/s, intervals in ms).

@@ -47,7 +47,8 @@ uint64_t Tiering::PendingZones() const {
   return DemandBelowT() + static_cast<uint64_t>(at_t);
 }
 
-Tiering ComputeTiering(const LevelCounts& counts, const DeviceView& ssd, uint32_t pool_zones) {
+Tiering ComputeTiering(const LevelCounts& counts, const DeviceView& ssd, uint32_t pool_zones,
+                       int min_level) {
   Tiering t;
   t.ssd_capacity = static_cast<int64_t>(ssd.data_zones) - pool_zones - kGcReserveZones;
   t.zone_bytes = ssd.zone_capacity;
@@ -56,10 +57,13 @@ Tiering ComputeTiering(const LevelCounts& counts, const DeviceView& ssd, uint32_
   t.on_ssd = counts.zones_on_ssd;
   if (t.demand.empty()) t.demand.push_back(0);
   t.demand[0] += ssd.pool_zones > ssd.cache_zones ? ssd.pool_zones - ssd.cache_zones : 0;
-  t.level = TieringLevel(t.allocated, t.demand, t.ssd_capacity);
+  const int reached = TieringLevel(t.allocated, t.demand, t.ssd_capacity);
+  t.fits_all = t.ssd_capacity > 0 &&
+               static_cast<size_t>(reached) >= std::max(t.allocated.size(), t.demand.size());
+  // A raised t only lifts the levels below it onto the SSD; whether every
+  // level fits is still decided by the sums.
+  t.level = std::max(reached, min_level);
   t.slots = TieringSlots(t.allocated, t.demand, t.ssd_capacity, t.level);
-  t.fits_all = t.ssd_capacity > 0 && static_cast<size_t>(t.level) >=
-                                         std::max(t.allocated.size(), t.demand.size());
   return t;
 }
 

@@ -59,8 +59,10 @@ struct Tiering {
 
 // C_ssd = the SSD's data zones - its WAL/cache pool zones - the GC reserve;
 // D_0 += the WAL zones in use (pool zones that are not cache zones), since
-// the MemTables they log are flushed to L0 (step 1).
+// the MemTables they log are flushed to L0 (step 1); t is at least
+// `min_level` (the authors' code raises a t of 0 to 1).
 // `counts` in zones of the SSD's zone capacity (LsmView::Counts).
-Tiering ComputeTiering(const LevelCounts& counts, const DeviceView& ssd, uint32_t pool_zones);
+Tiering ComputeTiering(const LevelCounts& counts, const DeviceView& ssd, uint32_t pool_zones,
+                       int min_level = 0);
 
 }  // namespace zonestack::policy

@@ -211,7 +211,7 @@ size_t LsmView::NumLevels() const {
   return static_cast<size_t>(top) + 1;
 }
 
-LevelCounts LsmView::Counts(uint64_t zone_bytes) const {
+LevelCounts LsmView::Counts(uint64_t zone_bytes, bool exclude_hdd_inputs) const {
   absl::MutexLock lock(&mu_);
   const size_t levels = NumLevels();
   LevelCounts c;
@@ -221,7 +221,7 @@ LevelCounts LsmView::Counts(uint64_t zone_bytes) const {
   for (const auto& [number, sst] : ssts_) {
     if (sst.level < 0) continue;
     const bool on_ssd = sst.placed && sst.on_ssd;
-    if (sst.being_compacted && sst.placed && !on_ssd) continue;  // see LevelCounts
+    if (exclude_hdd_inputs && sst.being_compacted && sst.placed && !on_ssd) continue;
     const uint32_t zones = SstZones(sst.size, zone_bytes);
     c.zones[sst.level] += zones;
     if (on_ssd) c.zones_on_ssd[sst.level] += zones;

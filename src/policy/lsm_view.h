@@ -46,10 +46,12 @@ struct SstInfo {
 // A_i and D_i are in SSD zones: the paper's SST fills one zone, but an
 // intra-L0 compaction writes one L0 SST of all its inputs, many zones
 // long, and counting it as one would plan SSD space it does not have.
-// A_i leaves out HDD-resident inputs of running compactions: they never
-// take SSD space, and what they become is already in D_(output level).
-// Counting them too, an L0 of many HDD zones in one long L0->L1
-// compaction held t at 0 and left the SSD idle while the HDD was busy.
+// With `exclude_hdd_inputs` (HhzsOptions, ours; the paper counts every
+// allocated zone), A_i leaves out HDD-resident inputs of running
+// compactions: they never take SSD space, and what they become is already
+// in D_(output level). Counted, an L0 of many HDD zones in one long
+// L0->L1 compaction holds t at 0 and leaves the SSD idle while the HDD is
+// busy.
 struct LevelCounts {
   std::vector<uint32_t> zones;         // A_i
   std::vector<uint32_t> zones_on_ssd;  // of A_i, in SSTs zfs placed on an SSD
@@ -105,8 +107,9 @@ class LsmView {
   // 0; compaction output: the job's output level); still answered once the
   // file is complete. nullopt when no hint named the file.
   std::optional<int> PendingLevel(uint64_t number) const;
-  // A_i and D_i in zones of `zone_bytes` (see SstZones; 0: one per SST).
-  LevelCounts Counts(uint64_t zone_bytes = 0) const;
+  // A_i and D_i in zones of `zone_bytes` (see SstZones; 0: one per SST);
+  // `exclude_hdd_inputs`: see LevelCounts.
+  LevelCounts Counts(uint64_t zone_bytes = 0, bool exclude_hdd_inputs = false) const;
   std::vector<SstInfo> Ssts() const;
   std::optional<SstInfo> Sst(uint64_t number) const;
   // D_i, one zone per SST: Counts().demand.

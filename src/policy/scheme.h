@@ -4,7 +4,10 @@
 // schemes are found by name and configured: scheme_registry.h.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
 
 #include "policy/lsm_view.h"
 #include "policy/ssd_cache_index.h"
@@ -41,6 +44,10 @@ class Scheme : public PlacementPolicy {
   // Whether the scheme places SSTs by the temperature RocksDB gives them:
   // the glue then has RocksDB mark last-level SSTs cold.
   virtual bool places_by_temperature() const { return false; }
+  // How often each of the scheme's rules fired so far, by name (AUTO's
+  // raises and lowers of m, HHZS's migrations by kind), so an experiment
+  // can tell which rules its result rests on. Thread-safe.
+  virtual std::map<std::string, int64_t> counters() const { return {}; }
 
  protected:
   explicit Scheme(const SchemeEnv& env) : view_(env.now_us) {}

@@ -63,6 +63,11 @@ class HintedScheme : public Scheme {
                            bool sst_ssd_first, bool wal_pool) const;
   // True at most once per options().decision_interval_us.
   bool DecisionDue();
+  // HDD user reads exceed half the HDD's random-read IOPS: popularity
+  // migration's trigger (HHZS 3.4).
+  bool ReadBound() const {
+    return view_.HddReadRate(options_.hdd_read_window_us) > options_.hdd_random_read_iops / 2;
+  }
   // HigherPriority in the order options().priority names.
   bool Ranks(const SstInfo& a, const SstInfo& b, uint64_t now_us) const {
     return HigherPriority(a, b, now_us, options_.priority);

@@ -20,12 +20,17 @@ using Devices = std::vector<uint32_t>;
 
 constexpr double kMB = 1e6;
 
+// The rules' tests start from m = 1 (option initial_max_level), where a
+// step up and a step down both show; the default, SpanDB's 4, has its own.
 class AutoTest : public ::testing::Test {
  protected:
-  AutoTest() {
+  AutoTest() { Make(1); }
+
+  void Make(int initial_max_level) {
     HhzsOptions o;
     o.ssd_write_bytes_per_sec = 100 * kMB;
     o.wal_cache_zones = 2;
+    o.initial_max_level = initial_max_level;
     scheme_ = *MakeHhzsPaperScheme("auto", o, {clock_.fn()});
   }
 
@@ -48,6 +53,30 @@ class AutoTest : public ::testing::Test {
   std::shared_ptr<Scheme> scheme_;
   uint64_t bytes_ = 0;
 };
+
+TEST_F(AutoTest, StartsAtSpanDbsMaxLevelFourByDefault) {
+  HhzsOptions defaults;
+  EXPECT_EQ(defaults.initial_max_level, 4);
+  Make(defaults.initial_max_level);
+  EXPECT_EQ(MaxLevelAt(0, 0), 4);
+  EXPECT_EQ(MaxLevelAt(1, 70), 3);  // 70% of the SSD's rate: m - 1
+  EXPECT_EQ(MaxLevelAt(2, 10), 4);  // 10%: m + 1
+}
+
+TEST_F(AutoTest, CountersSayHowOftenEachRuleChangedTheMaxLevel) {
+  EXPECT_EQ(MaxLevelAt(0, 0), 1);
+  EXPECT_EQ(MaxLevelAt(1, 0), 2);      // raised
+  EXPECT_EQ(MaxLevelAt(2, 90), 1);     // lowered
+  EXPECT_EQ(MaxLevelAt(3, 0), 2);      // raised
+  EXPECT_EQ(MaxLevelAt(4, 0, 13), 1);  // raised to 3, capped at 1
+  EXPECT_EQ(MaxLevelAt(5, 0, 7), -1);  // raised to 2, then no SST (m = -2)
+  const std::map<std::string, int64_t> c = scheme_->counters();
+  EXPECT_EQ(c.at("raised"), 4);
+  EXPECT_EQ(c.at("lowered"), 1);
+  EXPECT_EQ(c.at("capped"), 1);
+  EXPECT_EQ(c.at("no_sst"), 1);
+  EXPECT_EQ(c.at("max_level"), -2);
+}
 
 TEST_F(AutoTest, StartsWithL0AndL1OnTheSsdAndKeepsTheWalInThePool) {
   EXPECT_EQ(MaxLevelAt(0, 0), 1);

@@ -24,6 +24,7 @@ class BasicTest : public ::testing::Test {
  protected:
   std::shared_ptr<Scheme> Make(const std::string& name) {
     HhzsOptions o;
+    o.hdd_random_read_iops = 2;  // B3+M migrates above 1 HDD read/s
     auto s = MakeHhzsPaperScheme(name, o, {clock_.fn()});
     EXPECT_TRUE(s.ok()) << s.status();
     return *s;
@@ -32,6 +33,16 @@ class BasicTest : public ::testing::Test {
     s.view().SetLevel(number, level, 1 << 20);
     s.OnPlaced(SstHint(number), on_ssd ? 0 : 1, on_ssd, 1 << 20);
     for (int i = 0; i < reads; ++i) s.view().RecordRead(number);
+  }
+  // Sets the clock to `sec` after 3 reads/s of an L4 SST on the HDD (which
+  // B3+M never moves) over the 2 s before it: reads are HDD-bound.
+  void ReadBoundAt(Scheme& s, uint64_t sec) {
+    if (!s.view().Sst(99)) AddSst(s, 99, 4, false);
+    for (uint64_t t : {sec - 2, sec - 1}) {
+      clock_.Set(t * kSec);
+      for (int i = 0; i < 3; ++i) s.view().RecordRead(99);
+    }
+    clock_.Set(sec * kSec);
   }
 
   FakeClock clock_;
@@ -88,27 +99,45 @@ TEST_F(BasicTest, B3PlusMMovesLowLevelHddSstsUpByPriority) {
   AddSst(*s, 21, 1, false, 0);
   AddSst(*s, 30, 3, false, 100);  // L3 stays on the HDD, however hot
   AddSst(*s, 40, 4, true);        // and nothing is moved down
-  clock_.Set(10 * kSec);
+  ReadBoundAt(*s, 10);
   auto m = s->NextMigration(devices_);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->path, SstName(21));  // L1 before L2
   EXPECT_EQ(m->to_device, 0u);
   s->OnPlaced(SstHint(21), 0, true, 1 << 20);
-  clock_.Advance(kSec);
+  ReadBoundAt(*s, clock_.now() / kSec + 1);
   m = s->NextMigration(devices_);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->path, SstName(20));
   s->OnPlaced(SstHint(20), 0, true, 1 << 20);
-  clock_.Advance(kSec);
+  ReadBoundAt(*s, clock_.now() / kSec + 1);
   EXPECT_FALSE(s->NextMigration(devices_).has_value());
+}
+
+TEST_F(BasicTest, B3PlusMMigratesOnlyWhileReadsAreHddBound) {
+  // HHZS's popularity trigger (3.4): HDD user reads above half the HDD's
+  // random-read IOPS, here 1 read/s.
+  auto s = Make("b3+m");
+  AddSst(*s, 20, 2, false);
+  AddSst(*s, 99, 4, false);
+  clock_.Set(8 * kSec);
+  s->view().RecordRead(99);
+  clock_.Set(9 * kSec);
+  s->view().RecordRead(99);
+  clock_.Set(10 * kSec);
+  EXPECT_FALSE(s->NextMigration(devices_).has_value());  // 1 read/s: not above
+  ReadBoundAt(*s, 12);
+  auto m = s->NextMigration(devices_);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(20));
 }
 
 TEST_F(BasicTest, B3PlusMNeedsAnEmptyZoneBeyondTheGcReserve) {
   auto s = Make("b3+m");
   AddSst(*s, 20, 2, false);
-  clock_.Set(10 * kSec);
+  ReadBoundAt(*s, 10);
   EXPECT_FALSE(s->NextMigration({Ssd(10, 1), Hdd()}).has_value());
-  clock_.Advance(kSec);
+  ReadBoundAt(*s, clock_.now() / kSec + 1);
   EXPECT_TRUE(s->NextMigration({Ssd(10, 2), Hdd()}).has_value());
 }
 
@@ -119,13 +148,13 @@ TEST_F(BasicTest, B3PlusMPassesOverAnSstLongerThanTheFreeZones) {
   s->OnPlaced(SstHint(20), 1, false, 3 * zone);
   s->view().RecordRead(20);
   AddSst(*s, 21, 2, false);
-  clock_.Set(10 * kSec);
+  ReadBoundAt(*s, 10);
   // Two zones free beyond the GC reserve: the L0 SST ranks first but does
   // not fit.
   auto m = s->NextMigration({Ssd(10, 3), Hdd()});
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->path, SstName(21));
-  clock_.Advance(kSec);
+  ReadBoundAt(*s, clock_.now() / kSec + 1);
   m = s->NextMigration({Ssd(10, 4), Hdd()});
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->path, SstName(20));
@@ -136,7 +165,7 @@ TEST_F(BasicTest, B3PlusMSkipsCompactionInputs) {
   AddSst(*s, 20, 1, false);
   AddSst(*s, 21, 2, false);
   s->view().CompactionStarted(1, 2, {{20, 1}});
-  clock_.Set(10 * kSec);
+  ReadBoundAt(*s, 10);
   auto m = s->NextMigration(devices_);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->path, SstName(21));

@@ -27,6 +27,9 @@ class HhzsTest : public ::testing::Test {
     HhzsOptions o;
     o.priority = priority;
     o.spare_placement = spare_placement_;
+    o.spare_migration = spare_migration_;
+    o.exclude_hdd_inputs = exclude_hdd_inputs_;
+    o.min_tiering_level = min_tiering_level_;
     o.wal_cache_zones = 2;
     o.hdd_random_read_iops = 10;  // popularity migration above 5 reads/s
     o.hdd_read_window_us = 2 * kSec;
@@ -92,6 +95,9 @@ class HhzsTest : public ::testing::Test {
 
   FakeClock clock_;
   bool spare_placement_ = false;
+  bool spare_migration_ = false;
+  bool exclude_hdd_inputs_ = false;
+  int min_tiering_level_ = 1;  // the authors' code
   std::vector<DeviceView> devices_{Ssd(10, 4, 2, 2), Hdd()};
 };
 
@@ -170,7 +176,9 @@ TEST_F(HhzsTest, AnSstOfManyZonesCountsEveryZoneInTheTieringLevel) {
   EXPECT_EQ(s->Place(SstHint(100, 2), devices_).devices, (Devices{1, 0}));
 }
 
-TEST_F(HhzsTest, AnHddL0InOneCompactionLeavesTheSsdToItsOutputs) {
+TEST_F(HhzsTest, AnHddL0InOneCompactionLeavesTheSsdToItsOutputsWhenAsked) {
+  exclude_hdd_inputs_ = true;  // ours
+  min_tiering_level_ = 0;
   auto s = Make("p");
   // L0: an intra-L0 output of six zones and two SSTs, all on the HDD;
   // L1: two SSTs on the HDD. 8 >= 7: t = 0, an L1 SST goes to the HDD.
@@ -186,6 +194,50 @@ TEST_F(HhzsTest, AnHddL0InOneCompactionLeavesTheSsdToItsOutputs) {
   s->view().CompactionStarted(1, 1, {{1, 0}, {2, 0}, {3, 0}, {10, 1}, {11, 1}});
   EXPECT_EQ(s->Place(SstHint(100, 1), devices_).devices, (Devices{0, 1}));
   EXPECT_EQ(s->Place(SstHint(100, 2), devices_).devices, (Devices{1, 0}));
+}
+
+TEST_F(HhzsTest, ThePapersAiCountsHddInputsOfARunningCompaction) {
+  auto s = Make("p");
+  const uint64_t zone = devices_[0].zone_capacity;
+  AddSst(*s, 1, 0, false, 0, 6 * zone);
+  AddSst(*s, 2, 0, false);
+  AddSst(*s, 3, 0, false);
+  AddSst(*s, 10, 1, false);
+  AddSst(*s, 11, 1, false);
+  s->view().CompactionStarted(1, 1, {{1, 0}, {2, 0}, {3, 0}, {10, 1}, {11, 1}});
+  // A_0 = 8 >= 7: t = 0, raised to 1 as in the authors' code, with
+  // 7 - (8 + 0) < 0 slots: the compaction's L1 outputs go to the HDD.
+  EXPECT_EQ(s->Place(SstHint(100, 1), devices_).devices, (Devices{1, 0}));
+  EXPECT_EQ(s->Place(SstHint(100, 0), devices_).devices, (Devices{0, 1}));
+}
+
+// L0: seven SSTs on the SSD and one on the HDD: A_0 = 8 >= 7, so t = 0
+// with its 7 slots used (t >= 0 allowed).
+TEST_F(HhzsTest, AFlushedSstGoesToTheSsdWhateverTheTieringLevel) {
+  min_tiering_level_ = 0;
+  auto s = Make("p");
+  for (uint64_t n = 1; n <= 7; ++n) AddSst(*s, n, 0, true);
+  AddSst(*s, 8, 0, false);
+  FileHint flushed = SstHint(100, 0), compacted = SstHint(101, 0);
+  flushed.origin = SstOrigin::kFlush;
+  compacted.origin = SstOrigin::kCompaction;  // intra-L0
+  // Step 4 (i): a flush's SST takes an empty SSD zone; (iii): an L_t SST
+  // from a compaction only while L_t's reserved zones last.
+  EXPECT_EQ(s->Place(flushed, devices_).devices, (Devices{0, 1}));
+  EXPECT_EQ(s->Place(compacted, devices_).devices, (Devices{1, 0}));
+}
+
+TEST_F(HhzsTest, TieringLevelIsAtLeastOneAsInTheAuthorsCode) {
+  auto s = Make("p");
+  for (uint64_t n = 1; n <= 7; ++n) AddSst(*s, n, 0, true);
+  AddSst(*s, 8, 0, false);
+  FileHint compacted = SstHint(101, 0);
+  compacted.origin = SstOrigin::kCompaction;
+  // t = 1: every L0 SST belongs on the SSD; L1 has 7 - 8 < 0 slots.
+  EXPECT_EQ(s->Place(compacted, devices_).devices, (Devices{0, 1}));
+  EXPECT_EQ(s->Place(SstHint(102, 1), devices_).devices, (Devices{1, 0}));
+  min_tiering_level_ = 0;
+  EXPECT_EQ(Make("p")->Place(compacted, devices_).devices, (Devices{0, 1}));  // empty tree
 }
 
 TEST_F(HhzsTest, LevelComesFromHintThenPendingLevelThenL0) {
@@ -512,7 +564,35 @@ TEST_F(HhzsTest, NoSwapWhenEverySsdSstRanksHigher) {
   EXPECT_FALSE(s->NextMigration({Ssd(10, 1, 2, 2), Hdd()}).has_value());
 }
 
+TEST_F(HhzsTest, ThePapersRulesMoveAnSstAboveTheTieringLevelUpAndBackDown) {
+  auto s = Make("p+m");
+  AboveTheTieringLevel(*s);
+  HddReads(*s, 30, 20);
+  // One free zone (2 empty - 1 GC), more than the demand below L_t (0):
+  // popularity migration moves #30, the hottest HDD SST, though it is at L3.
+  std::vector<DeviceView> devices{Ssd(10, 2, 2, 2), Hdd()};
+  auto m = s->NextMigration(devices);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(30));
+  EXPECT_EQ(m->to_device, 0u);
+  s->OnPlaced(SstHint(30), 0, true, 1 << 20);
+  devices[0].empty_zones = 1;
+  // Reads still HDD-bound: capacity migration, which runs first, sends it
+  // back, as 3.4's two rules have it.
+  clock_.Set(2 * kSec + kSec / 2);
+  for (int i = 0; i < 12; ++i) s->view().RecordRead(31);
+  clock_.Set(3 * kSec);
+  m = s->NextMigration(devices);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->path, SstName(30));
+  EXPECT_EQ(m->to_device, 1u);
+  const auto c = s->counters();
+  EXPECT_EQ(c.at("popularity_migrations"), 1);
+  EXPECT_EQ(c.at("capacity_migrations"), 1);
+}
+
 TEST_F(HhzsTest, PopularityMovesAnSstAboveTheTieringLevelIntoSpareZonesAndKeepsIt) {
+  spare_migration_ = true;  // ours
   auto s = Make("p+m");
   AboveTheTieringLevel(*s);
   HddReads(*s, 30, 20);
@@ -540,6 +620,7 @@ TEST_F(HhzsTest, PopularityMovesAnSstAboveTheTieringLevelIntoSpareZonesAndKeepsI
 }
 
 TEST_F(HhzsTest, SpareZonesLeaveOutWritesInFlightAtOrBelowTheTieringLevel) {
+  spare_migration_ = true;  // ours
   auto make = [&] {
     auto s = Make("p+m");
     AboveTheTieringLevel(*s);

@@ -161,7 +161,7 @@ TEST_F(LsmViewTest, CompactionDemandCountsTheInputsZones) {
   EXPECT_EQ(view_.Counts(100).demand, (V{0, 4}));
 }
 
-TEST_F(LsmViewTest, HddInputsOfARunningCompactionLeaveAi) {
+TEST_F(LsmViewTest, HddInputsOfARunningCompactionLeaveAiOnlyWhenAsked) {
   view_.SetLevel(1, 0, 201);
   view_.SetLocation(1, SstName(1), false, 201);  // three zones on the HDD
   view_.SetLevel(2, 0, 100);
@@ -171,14 +171,17 @@ TEST_F(LsmViewTest, HddInputsOfARunningCompactionLeaveAi) {
   view_.SetLevel(4, 1, 100);  // not placed yet: counts
   EXPECT_EQ(view_.Counts(100).zones, (V{4, 2}));
   view_.CompactionStarted(1, 1, {{1, 0}, {2, 0}, {3, 1}});
-  LevelCounts c = view_.Counts(100);
+  // The paper's A_i: every allocated zone, inputs of running jobs too.
+  EXPECT_EQ(view_.Counts(100).zones, (V{4, 2}));
+  LevelCounts c = view_.Counts(100, /*exclude_hdd_inputs=*/true);
   // The SSD input still takes its zone until it is deleted; the HDD inputs
   // never take SSD zones, and their data is in D_1.
   EXPECT_EQ(c.zones, (V{1, 1}));
   EXPECT_EQ(c.zones_on_ssd, (V{1, 0}));
   EXPECT_EQ(c.demand, (V{0, 5}));
   view_.CompactionFinished(1, {11});
-  EXPECT_EQ(view_.Counts(100).zones, (V{4, 2}));  // until RocksDB deletes them
+  // Until RocksDB deletes them.
+  EXPECT_EQ(view_.Counts(100, /*exclude_hdd_inputs=*/true).zones, (V{4, 2}));
 }
 
 TEST_F(LsmViewTest, ReadRateIsReadsOverAgeWithAtLeastOneSecond) {

@@ -6,11 +6,11 @@
 // free space (below 13.3%: m at most 1; below 8%: m = -2, no SST at all).
 // Like HHZS, AUTO keeps the WAL in a reserved SSD pool.
 //
-// m starts at 1 (L0 and L1 on the SSD, B2's split): SpanDB's driver starts
-// at 4, which on a small scaled SSD fills it with L2/L3 SSTs before the
-// first free-space check; from 1 the throughput rule raises m within a few
-// seconds if the SSD is idle.
+// m starts at 4, as SpanDB's driver does (option initial_max_level; 1 is
+// ours, B2's split, which keeps a small scaled SSD from filling with L2/L3
+// SSTs before the first free-space check).
 #include <algorithm>
+#include <atomic>
 #include <optional>
 
 #include "policy/scheme_common.h"
@@ -20,7 +20,6 @@ namespace zonestack::policy {
 namespace {
 
 constexpr uint64_t kTuneIntervalUs = 1'000'000;
-constexpr int kInitialMaxLevel = 1;
 constexpr int kMaxMaxLevel = 4;
 constexpr int kMinTunedMaxLevel = -1;
 constexpr int kNoSstMaxLevel = -2;
@@ -30,17 +29,24 @@ constexpr double kCapFreeBelow = 0.133, kNoSstFreeBelow = 0.08;
 class AutoScheme : public HintedScheme {
  public:
   AutoScheme(std::string name, HhzsOptions options, const SchemeEnv& env)
-      : HintedScheme(std::move(name), std::move(options), env) {}
+      : HintedScheme(std::move(name), std::move(options), env),
+        max_level_(options_.initial_max_level) {}
 
   uint32_t PoolZones(uint32_t device, const std::vector<DeviceView>& devices) const override {
     return device == FirstSsd(devices) ? options_.wal_cache_zones : 0;
   }
 
   PlacementDecision Place(const FileHint& file, const std::vector<DeviceView>& devices) override {
-    int max_level = kInitialMaxLevel;
+    int max_level = options_.initial_max_level;
     if (auto ssd = FirstSsd(devices)) max_level = Tune(devices[*ssd]);
     return Decide(file, devices, /*sst_ssd_first=*/SstLevel(file) <= max_level,
                   /*wal_pool=*/true);
+  }
+
+  // How often each rule changed m, and m now.
+  std::map<std::string, int64_t> counters() const override {
+    return {{"raised", raised_.load()}, {"lowered", lowered_.load()}, {"capped", capped_.load()},
+            {"no_sst", no_sst_.load()}, {"max_level", last_max_level_.load()}};
   }
 
  private:
@@ -55,10 +61,14 @@ class AutoScheme : public HintedScheme {
           ssd.bytes_written > last_bytes_written_ ? ssd.bytes_written - last_bytes_written_ : 0;
       const double throughput = written / seconds;
       if (throughput < kRaiseBelow * options_.ssd_write_bytes_per_sec) {
-        max_level_ = std::min(max_level_ + 1, kMaxMaxLevel);
+        if (max_level_ < kMaxMaxLevel) {
+          ++max_level_;
+          ++raised_;
+        }
       } else if (throughput > kLowerAbove * options_.ssd_write_bytes_per_sec &&
                  max_level_ > kMinTunedMaxLevel) {
         --max_level_;
+        ++lowered_;
       }
     }
     last_tune_us_ = now;
@@ -69,17 +79,23 @@ class AutoScheme : public HintedScheme {
     const double free =
         ssd.data_zones == 0 ? 0 : static_cast<double>(ssd.empty_zones) / ssd.data_zones;
     if (free < kNoSstFreeBelow) {
+      if (max_level_ != kNoSstMaxLevel) ++no_sst_;
       max_level_ = kNoSstMaxLevel;
     } else if (free < kCapFreeBelow && max_level_ > 1) {
       max_level_ = 1;
+      ++capped_;
     }
+    last_max_level_ = max_level_;
     return max_level_;
   }
 
   absl::Mutex mu_;
-  int max_level_ ABSL_GUARDED_BY(mu_) = kInitialMaxLevel;
+  int max_level_ ABSL_GUARDED_BY(mu_);
   std::optional<uint64_t> last_tune_us_ ABSL_GUARDED_BY(mu_);
   uint64_t last_bytes_written_ ABSL_GUARDED_BY(mu_) = 0;
+  // Written under mu_, read without it by counters().
+  std::atomic<int64_t> raised_{0}, lowered_{0}, capped_{0}, no_sst_{0};
+  std::atomic<int64_t> last_max_level_{options_.initial_max_level};
 };
 
 }  // namespace

@@ -26,15 +26,16 @@ class BasicScheme : public HintedScheme {
     return migration_ ? options_.migration_bytes_per_sec : 0;
   }
 
-  // B3+M: the highest-priority HDD SST below L_h that fits the SSD's empty
-  // zones beyond zfs's GC reserve moves up. Unlike HHZS there is no
-  // read-rate trigger, no capacity migration and no swap. An SST longer
-  // than the free zones (an intra-L0 output) is passed over: its copy
-  // would run out of zones halfway and be thrown away.
+  // B3+M: while reads are HDD-bound (HHZS's popularity trigger), the
+  // highest-priority HDD SST below L_h that fits the SSD's empty zones
+  // beyond zfs's GC reserve moves up. Unlike HHZS there is no capacity
+  // migration and no swap. An SST longer than the free zones (an intra-L0
+  // output) is passed over: its copy would run out of zones halfway and be
+  // thrown away.
   std::optional<Migration> NextMigration(const std::vector<DeviceView>& devices) override {
     if (!migration_) return std::nullopt;
     const auto ssd = FirstSsd(devices);
-    if (!ssd || !FirstHdd(devices) || !DecisionDue()) return std::nullopt;
+    if (!ssd || !FirstHdd(devices) || !DecisionDue() || !ReadBound()) return std::nullopt;
     const int64_t free_zones = int64_t{devices[*ssd].empty_zones} - kGcReserveZones;
     if (free_zones <= 0) return std::nullopt;
     const uint64_t now = view_.NowMicros();

@@ -3,6 +3,7 @@
 // migration (3.4) and application-hinted caching (3.5), each switchable,
 // giving the breakdown schemes of Exp#2: p, p+m, p+m+c (= hhzs).
 #include <algorithm>
+#include <atomic>
 #include <optional>
 #include <utility>
 
@@ -41,15 +42,17 @@ class HhzsScheme : public HintedScheme {
     return device == FirstSsd(devices) ? options_.wal_cache_zones : 0;
   }
 
-  // 3.3: WAL in the SSD's WAL/cache pool; SSTs below L_t, and L_t's while
-  // its reserved SSD zones last, on the SSD; the rest on the HDD.
+  // 3.3 step 4: WAL in the SSD's WAL/cache pool; SSTs of a flush (i),
+  // SSTs below L_t (ii), and L_t's while its reserved SSD zones last (iii),
+  // on the SSD; the rest on the HDD.
   PlacementDecision Place(const FileHint& file, const std::vector<DeviceView>& devices) override {
     bool sst_ssd_first = false;
     const auto ssd = FirstSsd(devices);
     if (ssd && (file.kind == FileKind::kSst || SstNumber(file.name) >= 0)) {
       const Tiering plan = Plan(devices);
       const int level = SstLevel(file);
-      sst_ssd_first = plan.ToSsd(level) || SpareFits(plan, level, devices[*ssd], PoolZones(*ssd, devices));
+      sst_ssd_first = file.origin == SstOrigin::kFlush || plan.ToSsd(level) ||
+                      SpareFits(plan, level, devices[*ssd], PoolZones(*ssd, devices));
     }
     return Decide(file, devices, sst_ssd_first, /*wal_pool=*/true);
   }
@@ -73,11 +76,11 @@ class HhzsScheme : public HintedScheme {
     }
     const int64_t free_zones = FreeSsdZones(devices[*ssd], PoolZones(*ssd, devices));
     const bool read_bound = ReadBound();
-    // While reads are HDD-bound, SSTs in spare zones (free beyond what the
-    // writes at or below L_t are about to take) may stay; see
-    // PopularityMigration.
-    const bool spare_kept =
-        read_bound && free_zones >= static_cast<int64_t>(plan.PendingZones());
+    // spare_migration: while reads are HDD-bound, SSTs in spare zones (free
+    // beyond what the writes at or below L_t are about to take) may stay;
+    // see PopularityMigration.
+    const bool spare_kept = options_.spare_migration && read_bound &&
+                            free_zones >= static_cast<int64_t>(plan.PendingZones());
     if (!spare_kept) {
       if (auto m = CapacityMigration(plan, worst_on_ssd, *hdd)) return m;
     }
@@ -86,11 +89,18 @@ class HhzsScheme : public HintedScheme {
     return PopularityMigration(plan, free_zones, worst_on_ssd, best_on_hdd, *ssd, *hdd, now);
   }
 
+  std::map<std::string, int64_t> counters() const override {
+    return {{"capacity_migrations", capacity_migrations_.load()},
+            {"popularity_migrations", popularity_migrations_.load()},
+            {"swaps_out", swaps_out_.load()},
+            {"swaps_in", swaps_in_.load()}};
+  }
+
  private:
   Tiering Plan(const std::vector<DeviceView>& devices) const {
     const uint32_t ssd = *FirstSsd(devices);
-    return ComputeTiering(view_.Counts(devices[ssd].zone_capacity), devices[ssd],
-                          PoolZones(ssd, devices));
+    return ComputeTiering(view_.Counts(devices[ssd].zone_capacity, options_.exclude_hdd_inputs),
+                          devices[ssd], PoolZones(ssd, devices), options_.min_tiering_level);
   }
 
   // spare_placement: an SST of L_t or below that the plan has no reserved
@@ -116,13 +126,14 @@ class HhzsScheme : public HintedScheme {
   // SST goes to the HDD, but only if it is one of the offenders (as the
   // authors' code checks): when every offender is being compacted, a
   // low-level SST must not be pushed out in its stead.
-  static std::optional<Migration> CapacityMigration(const Tiering& plan,
-                                                    const std::optional<SstInfo>& worst_on_ssd,
-                                                    uint32_t hdd) {
+  std::optional<Migration> CapacityMigration(const Tiering& plan,
+                                             const std::optional<SstInfo>& worst_on_ssd,
+                                             uint32_t hdd) {
     if (!worst_on_ssd) return std::nullopt;
     const bool lt_overfull = int64_t{plan.OnSsdAt(plan.level)} > plan.slots;
     const int level = worst_on_ssd->level;
     if (level > plan.level || (level == plan.level && lt_overfull)) {
+      ++capacity_migrations_;
       return Migration{worst_on_ssd->path, hdd};
     }
     return std::nullopt;
@@ -141,13 +152,8 @@ class HhzsScheme : public HintedScheme {
     auto sst = view_.Sst(*number);
     if (!sst || sst->on_ssd || !Migratable(*sst)) return std::nullopt;
     if (free_zones < int64_t{plan.Zones(sst->size)}) return std::nullopt;
+    ++swaps_in_;
     return Migration{sst->path, ssd};
-  }
-
-  // Popularity migration runs while HDD reads exceed half the HDD's
-  // random-read IOPS.
-  bool ReadBound() const {
-    return view_.HddReadRate(options_.hdd_read_window_us) > options_.hdd_random_read_iops / 2;
   }
 
   // Popularity migration: the highest-priority HDD SST moves to the SSD if
@@ -156,13 +162,12 @@ class HhzsScheme : public HintedScheme {
   // ranks below it and its zones make room: this call moves the SSD SST
   // out, the next one moves the HDD SST in.
   //
-  // Departure: an SST the plan has no room for (above L_t, or at L_t with
-  // its reserved zones used up) moves only into spare zones, free beyond
-  // the writes in flight at or below L_t, and capacity migration leaves it
-  // there while reads stay HDD-bound and the spare lasts. The paper's rules
-  // would send it straight back; with no such move at all, a read-only run
-  // after a load leaves the SSD empty, its zones reserved for an L0 whose
-  // SSTs all sit in one long L0->L1 compaction on the HDD.
+  // The paper moves when the empty zones exceed the demand below L_t, even
+  // an SST the plan has no room for (above L_t, or at L_t with its reserved
+  // zones used up), which capacity migration then sends back.
+  // spare_migration (ours) moves such an SST only into spare zones, free
+  // beyond the writes in flight at or below L_t, and capacity migration
+  // leaves it there while reads stay HDD-bound and the spare lasts.
   std::optional<Migration> PopularityMigration(const Tiering& plan, int64_t free_zones,
                                                const std::optional<SstInfo>& worst_on_ssd,
                                                const std::optional<SstInfo>& best_on_hdd,
@@ -172,15 +177,20 @@ class HhzsScheme : public HintedScheme {
     // a longer one needs its own zones on top of the demand.
     const uint32_t zones = plan.Zones(best_on_hdd->size);
     const bool fits_plan = plan.ToSsd(best_on_hdd->level, zones);
-    const int64_t needed = static_cast<int64_t>(
-        (fits_plan ? plan.DemandBelowT() : plan.PendingZones()) + zones);
-    if (free_zones >= needed) return Migration{best_on_hdd->path, ssd};
+    const bool spare_only = options_.spare_migration && !fits_plan;
+    const int64_t needed =
+        static_cast<int64_t>((spare_only ? plan.PendingZones() : plan.DemandBelowT()) + zones);
+    if (free_zones >= needed) {
+      ++popularity_migrations_;
+      return Migration{best_on_hdd->path, ssd};
+    }
     // A swap whose SSD half frees too few zones for the HDD half (an SST of
     // several zones, from an intra-L0 compaction) would only evict.
     if (worst_on_ssd && Ranks(*best_on_hdd, *worst_on_ssd, now) &&
         free_zones + int64_t{plan.Zones(worst_on_ssd->size)} >= int64_t{zones}) {
       absl::MutexLock lock(&swap_mu_);
       swap_in_ = best_on_hdd->number;
+      ++swaps_out_;
       return Migration{worst_on_ssd->path, hdd};
     }
     return std::nullopt;
@@ -191,6 +201,8 @@ class HhzsScheme : public HintedScheme {
   SsdCacheIndex cache_;
   absl::Mutex swap_mu_;
   std::optional<uint64_t> swap_in_ ABSL_GUARDED_BY(swap_mu_);  // a swap's HDD half
+  std::atomic<int64_t> capacity_migrations_{0}, popularity_migrations_{0};
+  std::atomic<int64_t> swaps_out_{0}, swaps_in_{0};
 };
 
 }  // namespace

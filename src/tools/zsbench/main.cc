@@ -136,9 +136,12 @@ absl::StatusOr<std::vector<PhaseSpec>> Phases(const Args& a) {
     w.field_length = a.value_size;
     if (a.zipf > 0) w.zipfian_constant = a.zipf;
     if (a.zipf_items > 0) w.zipfian_items = a.zipf_items;
-    p->ops = w.phase == zs::bench::Phase::kLoad ? a.records : w.operation_count;
-    if (p->dbbench == zs::zsbench::DbBenchOp::kFillSeq) p->ops = a.records;
-    p->seconds = a.seconds;
+    const bool load =
+        w.phase == zs::bench::Phase::kLoad || p->dbbench == zs::zsbench::DbBenchOp::kFillSeq;
+    p->ops = load ? a.records : w.operation_count;
+    // A load always inserts every record: a run phase after a cut-short
+    // load would measure a smaller tree than the one asked for.
+    p->seconds = load ? 0 : a.seconds;
     p->warmup_seconds = a.warmup;
     p->threads = a.threads;
     p->rate = a.rate;
@@ -178,6 +181,7 @@ nlohmann::json SchemeState(const rocksdb::DB& db) {
   zs::policy::LsmView& view = parts->scheme->view();
   j["demand"] = view.Demand();
   j["view_memory_bytes"] = view.MemoryBytes();
+  j["counters"] = parts->scheme->counters();
   nlohmann::json levels = nlohmann::json::object();
   nlohmann::json ssts = nlohmann::json::array();
   for (const zs::policy::SstInfo& s : view.Ssts()) {
@@ -311,7 +315,9 @@ int main(int argc, char** argv) {
       ->check(Within(1, kMaxCount, true));
   app.add_option("--ops", a.ops, "operations per run phase (default: --records)")
       ->check(Within(0, kMaxCount, true));
-  app.add_option("--seconds", a.seconds, "stop each phase after this long (0 = no limit)")
+  app.add_option("--seconds", a.seconds,
+                 "stop each run phase after this long (0 = no limit); loads always load every "
+                 "record")
       ->check(Within(0, 1e7, false));
   app.add_option("--warmup", a.warmup, "seconds at the start of a phase not measured")
       ->check(Within(0, 1e7, false));
