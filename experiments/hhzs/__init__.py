@@ -1,0 +1,1 @@
+"""The HHZS paper module (paper.py) for the experiment runner."""

@@ -1,0 +1,1 @@
+"""The experiment runner shared by every paper module (experiments/README.md)."""

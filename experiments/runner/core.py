@@ -1,0 +1,50 @@
+"""What a paper module declares: its settings, its experiments, and for
+each experiment the zsbench comparisons it runs and the tables it draws
+from them."""
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+
+@dataclass
+class Option:
+    """One setting of a paper's experiments. Defaults are fixed from the
+    paper before anything is measured; any other value is a custom run."""
+    name: str
+    default: object
+    help: str
+    paper: str = ""          # the paper's own value, for the settings table
+    choices: Optional[list] = None
+
+
+@dataclass
+class Comparison:
+    """One zsbench run of several schemes side by side, repeated.
+
+    schemes: [(zsbench name, scheme spec)]; the paper module turns a spec
+    into a volume config. workload: the phases. params: what else the
+    paper module needs (SSD zones, a throttle rate...). derive: a function
+    of the experiment's summary so far returning more params, for a
+    comparison that depends on an earlier one's result."""
+    key: str
+    schemes: list
+    workload: str
+    params: dict = field(default_factory=dict)
+    derive: Optional[Callable] = None
+
+    def spec(self):
+        return {"schemes": [list(s) for s in self.schemes], "workload": self.workload,
+                "params": self.params}
+
+
+@dataclass
+class Experiment:
+    """name: the command-line name. title: the section heading. how: what
+    is measured and how, for the report. paper: the paper's numbers in
+    words. comparisons(settings) -> [Comparison]. tables(summary) ->
+    [Table], from the summary alone."""
+    name: str
+    title: str
+    how: str
+    paper: str
+    comparisons: Callable
+    tables: Callable

@@ -1,0 +1,245 @@
+"""Runs an experiment's comparisons, each repeat once, resumably.
+
+Layout under the results root (ignored by git):
+  PAPER/EXP/KEY-rR.json          zsbench's result of repeat R
+  PAPER/EXP/KEY-rR.stamp.json    its provenance and settings
+  PAPER/EXP/KEY-rR.compact.json  what the tables need of it
+  PAPER/EXP/KEY-rR.log           zsbench's output
+  PAPER/EXP/configs/KEY/*.json   the volume configs
+Settings other than the module's defaults go under PAPER/custom/NAME/
+instead, with their own summaries and report.
+"""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import time
+
+from . import guard, stamps
+from .zsbench import problems
+
+EXIT_SETTINGS = 5
+SUMMARY_FORMAT = "zonestack-experiment-summary"
+# Per-run stamp fields too large to repeat in the committed summary; the
+# raw stamps keep them.
+BULKY = {"command", "configs", "tools.zsctl_schemes", "git.diff_stat"}
+
+
+class SettingsMismatch(guard.Refused):
+    def __init__(self, message):
+        super().__init__(EXIT_SETTINGS, message)
+
+
+def custom_name(changed):
+    """A folder name for non-default settings: readable and unique."""
+    text = ",".join(f"{k}={changed[k]}" for k in sorted(changed))
+    digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+    short = "".join(c if c.isalnum() or c in "=,.-" else "_" for c in text)[:60]
+    return f"{short}-{digest}"
+
+
+class Place:
+    """Where an experiment's files go for given settings."""
+
+    def __init__(self, paper, settings, results_root, docs_dir):
+        self.changed = {k: v for k, v in settings.items() if v != paper.DEFAULTS[k]}
+        base = os.path.join(results_root, paper.NAME)
+        if self.changed:
+            base = os.path.join(base, "custom", custom_name(self.changed))
+            self.docs = base
+        else:
+            self.docs = docs_dir
+        self.raw = base
+        self.figures = os.path.join(base, "figures")
+
+    def run_dir(self, exp):
+        return os.path.join(self.raw, exp)
+
+    def summary(self, exp):
+        return os.path.join(self.docs, "summary", f"{exp}.json")
+
+    def report(self):
+        return os.path.join(self.docs, "RESULTS.md")
+
+
+def flatten(d, prefix=""):
+    out = {}
+    for k, v in d.items():
+        if isinstance(v, dict) and k not in ("settings", "spec", "configs"):
+            out.update(flatten(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def differing(old, new):
+    keys = sorted(set(old) | set(new))
+    return [f"{k}: {old.get(k, '(unset)')!r} then, {new.get(k, '(unset)')!r} now"
+            for k in keys if old.get(k) != new.get(k)]
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def write_json(path, data, indent=1):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, indent=indent, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+class Runner:
+    def __init__(self, paper, exp, settings, place, zsbench, zsctl, ignore_busy=False,
+                 log=print):
+        self.paper, self.exp, self.settings, self.place = paper, exp, settings, place
+        self.zsbench, self.zsctl, self.ignore_busy, self.log = zsbench, zsctl, ignore_busy, log
+        self.dir = place.run_dir(exp.name)
+        self.repeats = settings["repeats"]
+        # A repeat is the same measurement however many there are.
+        self.run_settings = {k: v for k, v in settings.items() if k != "repeats"}
+        self.static = None
+        self.rejected = []
+
+    def stem(self, key, r):
+        return os.path.join(self.dir, f"{key}-r{r}")
+
+    def check_settings(self):
+        """Exit 5 before measuring anything if runs already here were made
+        under other settings: they would be mixed with the new ones."""
+        if not os.path.isdir(self.dir):
+            return
+        for name in sorted(os.listdir(self.dir)):
+            if name.endswith(".stamp.json"):
+                old = read_json(os.path.join(self.dir, name)).get("settings", {})
+                diff = differing(old, self.run_settings)
+                if diff:
+                    raise SettingsMismatch(
+                        f"{os.path.join(self.dir, name)} was measured under other settings:\n  "
+                        + "\n  ".join(diff) + "\nrun with --fresh to discard those runs")
+
+    def run(self, fresh=False):
+        if fresh:
+            shutil.rmtree(self.dir, ignore_errors=True)
+            if os.path.exists(self.place.summary(self.exp.name)):
+                os.remove(self.place.summary(self.exp.name))
+        self.check_settings()
+        os.makedirs(self.dir, exist_ok=True)
+        done = {}
+        for comp in self.exp.comparisons(self.settings):
+            if comp.derive:
+                comp.params.update(comp.derive(self.summary(done)))
+            done[comp.key] = (comp, [])
+            for r in range(1, self.repeats + 1):
+                compact = self.repeat(comp, r)
+                if compact is not None:
+                    done[comp.key][1].append(compact)
+                write_json(self.place.summary(self.exp.name), self.summary(done), indent=None)
+        return self.summary(done)
+
+    def repeat(self, comp, r):
+        """One repeat: reused if measured under these settings, else run."""
+        stem = self.stem(comp.key, r)
+        if os.path.exists(stem + ".stamp.json"):
+            old = read_json(stem + ".stamp.json")
+            diff = differing(old.get("spec", {}), json.loads(json.dumps(comp.spec())))
+            if diff:
+                raise SettingsMismatch(f"{stem}.stamp.json measured another comparison:\n  "
+                                       + "\n  ".join(diff) + "\nrun with --fresh to discard it")
+            self.log(f"{self.exp.name} {comp.key} repeat {r}: done before, kept")
+            return read_json(stem + ".compact.json")
+        return self.measure(comp, r, stem)
+
+    def command(self, comp, r, stem):
+        cfg_dir = os.path.join(self.dir, "configs", comp.key)
+        os.makedirs(cfg_dir, exist_ok=True)
+        cmd = [self.zsbench, "--quiet", "--seed", str(r), "--json", stem + ".json",
+               "--workload", self.paper.workload(self.settings, comp)]
+        cmd += self.paper.zsbench_args(self.settings, comp)
+        configs = {}
+        for name, spec in comp.schemes:
+            cfg = self.paper.volume_config(self.settings, spec, comp)
+            path = os.path.join(cfg_dir, f"{name}.json")
+            write_json(path, cfg)
+            configs[name] = cfg
+            cmd += ["--scheme", f"{name}=zonestack://{path}"]
+        return cmd, configs
+
+    def measure(self, comp, r, stem):
+        if self.static is None:
+            self.static = stamps.static_stamp(self.zsbench, self.zsctl)
+        cmd, configs = self.command(comp, r, stem)
+        workload = self.paper.workload(self.settings, comp)
+        stamp = dict(self.static, settings=self.run_settings, spec=comp.spec(), repeat=r, seed=r,
+                     command=cmd, configs=configs, ignore_busy=self.ignore_busy,
+                     start=stamps.now(), load_start=stamps.load_average())
+        self.log(f"{self.exp.name} {comp.key} repeat {r}: " + " ".join(cmd))
+        if os.path.exists(stem + ".json"):
+            os.remove(stem + ".json")
+        seen = {pid: c for pid, c in guard.busy_processes()}
+        with open(stem + ".log", "w") as log:
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+            while proc.poll() is None:
+                for pid, c in guard.busy_processes(exclude=[proc.pid]):
+                    seen.setdefault(pid, c)
+                try:
+                    proc.wait(timeout=2)
+                except subprocess.TimeoutExpired:
+                    pass
+        seen.update(dict(guard.busy_processes()))
+        stamp.update(end=stamps.now(), load_end=stamps.load_average(), exit_code=proc.returncode,
+                     busy_seen=[f"pid {p}: {c}" for p, c in sorted(seen.items())])
+        try:
+            result = read_json(stem + ".json")
+        except (OSError, ValueError):
+            result = None
+        why = problems(result, proc.returncode, [n for n, _ in comp.schemes], workload)
+        if why:
+            # Kept for inspection under another name; the repeat runs again
+            # on resume.
+            n = len([f for f in os.listdir(self.dir) if f.startswith(os.path.basename(stem) + ".rejected")])
+            stamp["rejected"] = why
+            write_json(f"{stem}.rejected{n + 1}.stamp.json", stamp)
+            self.rejected.append((comp.key, r, why))
+            self.log(f"{self.exp.name} {comp.key} repeat {r} does not count: " + "; ".join(why))
+            return None
+        compact = dict(self.paper.compact(result, self.settings, comp), repeat=r)
+        write_json(stem + ".compact.json", compact, indent=None)
+        write_json(stem + ".stamp.json", stamp)
+        return compact
+
+    def summary(self, done):
+        """What the committed summary holds: settings, per comparison its
+        spec, command and configs once and each counted repeat's compact
+        result, and the stamps (fields equal in every run once)."""
+        comps, runs = {}, []
+        for key, (comp, compacts) in done.items():
+            first = None
+            for c in compacts:
+                path = self.stem(key, c["repeat"]) + ".stamp.json"
+                if os.path.exists(path):
+                    st = read_json(path)
+                    first = first or st
+                    runs.append(dict(flatten(st), comparison=key))
+            comps[key] = {"spec": comp.spec(), "runs": compacts,
+                          "command": first and first["command"],
+                          "configs": first and first["configs"]}
+        common = {}
+        if runs:
+            common = {k: v for k, v in runs[0].items()
+                      if k not in ("settings", "spec") and all(r.get(k) == v for r in runs)
+                      and k not in ("repeat", "seed", "comparison")}
+            common.pop("command", None)
+            common.pop("configs", None)
+        per_run = [{k: v for k, v in r.items()
+                    if k not in common and k not in BULKY and k not in ("settings", "spec")}
+                   for r in runs]
+        return {"format": SUMMARY_FORMAT, "version": 1, "paper": self.paper.NAME,
+                "experiment": self.exp.name, "settings": self.settings,
+                "repeats": self.repeats, "comparisons": comps,
+                "rejected": [{"comparison": k, "repeat": r, "why": w} for k, r, w in self.rejected],
+                "stamps": {"common": common, "runs": per_run}}

@@ -1,0 +1,119 @@
+"""Provenance of a measurement: what code, build, library and machine
+produced it, so a reader can tell whether two results are comparable."""
+import hashlib
+import os
+import platform
+import re
+import subprocess
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _run(cmd, cwd=ROOT):
+    try:
+        r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=60)
+        return r.stdout if r.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def git_state():
+    status = _run(["git", "status", "--porcelain", "--untracked-files=no"])
+    return {"commit": (_run(["git", "rev-parse", "HEAD"]) or "unknown").strip(),
+            "dirty": bool(status and status.strip()),
+            "diff_stat": (_run(["git", "diff", "HEAD", "--stat"]) or "").strip()}
+
+
+def build_type(build_dir):
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith("CMAKE_BUILD_TYPE:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def newest_source_mtime():
+    """The newest mtime of a file the zsbench binary is built from."""
+    newest = 0.0
+    for top in ("src", "CMakeLists.txt", "cmake"):
+        path = os.path.join(ROOT, top)
+        if os.path.isfile(path):
+            newest = max(newest, os.path.getmtime(path))
+        for d, _, files in os.walk(path):
+            for name in files:
+                newest = max(newest, os.path.getmtime(os.path.join(d, name)))
+    return newest
+
+
+def rocksdb_version():
+    pkg = _run(["dpkg-query", "-W", "-f=${Version}", "librocksdb-dev"])
+    header = {}
+    try:
+        with open("/usr/include/rocksdb/version.h") as f:
+            for m in re.finditer(r"#define ROCKSDB_(MAJOR|MINOR|PATCH) (\d+)", f.read()):
+                header[m.group(1)] = int(m.group(2))
+    except OSError:
+        pass
+    return {"package": (pkg or "unknown").strip(),
+            "header": ".".join(str(header.get(k, "?")) for k in ("MAJOR", "MINOR", "PATCH"))}
+
+
+def machine():
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = 0
+    try:
+        with open("/proc/meminfo") as f:
+            mem = int(f.readline().split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_bytes": mem,
+            "kernel": platform.release(), "hostname_hash": hashlib.sha256(
+                platform.node().encode()).hexdigest()[:8]}
+
+
+def load_average():
+    return list(os.getloadavg())
+
+
+def now():
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def tool_state(zsbench, zsctl):
+    """The binary's identity and whether it is older than its sources."""
+    out = {"zsbench": zsbench}
+    try:
+        out["zsbench_sha256"] = sha256(zsbench)
+        out["stale_build"] = os.path.getmtime(zsbench) < newest_source_mtime()
+    except OSError:
+        out["zsbench_sha256"] = "missing"
+        out["stale_build"] = None
+    out["build_type"] = build_type(os.path.dirname(os.path.dirname(os.path.dirname(zsbench))))
+    out["zsctl_schemes"] = (_run([zsctl, "schemes"]) or "unavailable") if zsctl else "unavailable"
+    return out
+
+
+def static_stamp(zsbench, zsctl):
+    """Everything that does not change while the runner runs."""
+    return {"git": git_state(), "tools": tool_state(zsbench, zsctl),
+            "rocksdb": rocksdb_version(), "machine": machine()}

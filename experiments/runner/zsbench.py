@@ -1,0 +1,43 @@
+"""Running zsbench and deciding whether a run counts."""
+
+
+def phase(result, scheme, name):
+    """One phase of one scheme in a zsbench JSON result (None if absent)."""
+    for s in result.get("schemes", []):
+        if s["name"] == scheme:
+            for p in s["phases"]:
+                if p["name"] == name:
+                    return p
+    return None
+
+
+def is_load(phase_name):
+    return phase_name.endswith("-load") or phase_name == "fillseq"
+
+
+def problems(result, exit_code, schemes, workload):
+    """Why a run does not count (empty when it does): zsbench failed, a
+    scheme skipped a phase, or a load left records out. A partial run's
+    ratios would compare unequal work."""
+    out = []
+    if exit_code != 0:
+        out.append(f"zsbench exited {exit_code}")
+    if result is None:
+        return out + ["no JSON result"]
+    phases = workload.split(",")
+    records = result.get("args", {}).get("records")
+    names = [s["name"] for s in result.get("schemes", [])]
+    for scheme in schemes:
+        if scheme not in names:
+            out.append(f"scheme {scheme} missing")
+            continue
+        for pn in phases:
+            p = phase(result, scheme, pn)
+            if p is None:
+                out.append(f"{scheme} did not run {pn}")
+            elif is_load(pn) and p.get("ops") != records:
+                out.append(f"{scheme} {pn} inserted {p.get('ops')} of {records} records")
+            elif p.get("errors") or p.get("background_errors"):
+                out.append(f"{scheme} {pn}: {p.get('errors', 0)} failed operations, "
+                           f"{p.get('background_errors', 0)} background errors")
+    return out
