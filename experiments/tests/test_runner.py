@@ -200,6 +200,18 @@ class RunnerTest(unittest.TestCase):
         self.assertIn("runs counted: 3 of 3", text)
         self.assertEqual(text.count("Not yet measured"), 11)
 
+    def test_every_experiment_runs_and_reports(self):
+        code, err = self.main(*self.argv("all", "--repeats", "2"))
+        self.assertEqual(code, 0, err)
+        docs = glob.glob(os.path.join(self.results, "hhzs", "custom", "*"))[0]
+        text = read(os.path.join(docs, "RESULTS.md"))
+        self.assertNotIn("Not yet measured", text)
+        self.assertIn("| 64 |", text)                       # Exp#6's last rate
+        self.assertIn("| L0 |", text)                       # O1's level box
+        self.assertIn("1.188", text)                        # a paper number beside ours
+        for exp in ("exp1", "exp5", "refinements"):
+            self.assertLess(os.path.getsize(os.path.join(docs, "summary", f"{exp}.json")), 100_000)
+
     def test_custom_settings_folder(self):
         code, err = self.main(*self.argv("noise", "--scale", "1024", "--repeats", "1"))
         self.assertEqual(code, 0, err)

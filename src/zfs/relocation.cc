@@ -17,7 +17,7 @@ using device::IoContext;
 
 // The authors' migration copies 2 MiB chunks. On a disk each chunk read
 // between user reads costs a seek (no change in migration's share of HDD
-// time was measurable at K = 512: experiments/README.md, session 15).
+// time was measurable at K = 512).
 constexpr uint64_t kCopyChunk = 2 << 20;
 
 // The longest pause of a rate-limited copy (a day), which keeps the
