@@ -380,13 +380,13 @@ EXPERIMENTS = {e.name: e for e in [
     Experiment("noise", "Noise: identical comparisons",
                "B3, HHZS and second copies of both (same configs, other names) in one zsbench run, A's "
                "load then 30 s of A: the ratio of identical schemes is 1 but for run-to-run noise.",
-               "not in the paper.",
+               "no such experiment (ours).",
                lambda s: [Comparison("a", [("b3", "b3"), ("hhzs", "hhzs"), ("b3#2", "b3"), ("hhzs#2", "hhzs")],
                                      "hhzs-a-load,hhzs-a")],
                noise_tables),
     Experiment("refinements", "Our refinements against the paper's HHZS",
                "HHZS as the paper describes it against HHZS with one of our options each, W2's load then "
                "30 s of 50% reads at alpha 0.9.",
-               "not in the paper (the paper's HHZS is the default).",
+               "no such experiment (ours; the paper's HHZS is the default).",
                refinements_comparisons, refinements_tables),
 ]}

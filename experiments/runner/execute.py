@@ -35,7 +35,8 @@ def custom_name(changed):
     """A folder name for non-default settings: readable and unique."""
     text = ",".join(f"{k}={changed[k]}" for k in sorted(changed))
     digest = hashlib.sha256(text.encode()).hexdigest()[:8]
-    short = "".join(c if c.isalnum() or c in "=,.-" else "_" for c in text)[:60]
+    # The path ends up in zonestack:// URIs: letters, digits, . _ - only.
+    short = "".join(c if c.isalnum() or c in "._-" else "_" for c in text)[:60]
     return f"{short}-{digest}"
 
 
@@ -163,7 +164,8 @@ class Runner:
         configs = {}
         for name, spec in comp.schemes:
             cfg = self.paper.volume_config(self.settings, spec, comp)
-            path = os.path.join(cfg_dir, f"{name}.json")
+            safe = "".join(c if c.isalnum() or c in "._-+" else "_" for c in name)
+            path = os.path.join(cfg_dir, f"{safe}.json")
             write_json(path, cfg)
             configs[name] = cfg
             cmd += ["--scheme", f"{name}=zonestack://{path}"]

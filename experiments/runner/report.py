@@ -45,7 +45,9 @@ def stamp_lines(summary):
     wanted = summary["repeats"] * len(summary["comparisons"])
     out = [f"- runs counted: {counted} of {wanted} ({summary['repeats']} repeats of "
            f"{len(summary['comparisons'])} comparisons), {starts[0]} to {ends[-1]}",
-           f"- commit {field('git.commit')}, dirty tree: {field('git.dirty')}",
+           f"- commit {field('git.commit')}, dirty tree: {field('git.dirty')}"
+           + (f" (runner from commit {field('runner_git.commit')})"
+              if "runner_git.commit" in common or any("runner_git.commit" in r for r in runs) else ""),
            f"- build type {field('tools.build_type')}, zsbench sha256 {field('tools.zsbench_sha256')[:16]}, "
            f"stale build: {field('tools.stale_build')}",
            f"- RocksDB package {field('rocksdb.package')}, header {field('rocksdb.header')}",

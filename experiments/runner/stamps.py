@@ -26,11 +26,11 @@ def sha256(path):
     return h.hexdigest()
 
 
-def git_state():
-    status = _run(["git", "status", "--porcelain", "--untracked-files=no"])
-    return {"commit": (_run(["git", "rev-parse", "HEAD"]) or "unknown").strip(),
+def git_state(root):
+    status = _run(["git", "status", "--porcelain", "--untracked-files=no"], root)
+    return {"commit": (_run(["git", "rev-parse", "HEAD"], root) or "unknown").strip(),
             "dirty": bool(status and status.strip()),
-            "diff_stat": (_run(["git", "diff", "HEAD", "--stat"]) or "").strip()}
+            "diff_stat": (_run(["git", "diff", "HEAD", "--stat"], root) or "").strip()}
 
 
 def build_type(build_dir):
@@ -44,11 +44,23 @@ def build_type(build_dir):
     return "unknown"
 
 
-def newest_source_mtime():
+def source_dir(build_dir):
+    """The source tree a build directory was configured from."""
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return ROOT
+
+
+def newest_source_mtime(root):
     """The newest mtime of a file the zsbench binary is built from."""
     newest = 0.0
     for top in ("src", "CMakeLists.txt", "cmake"):
-        path = os.path.join(ROOT, top)
+        path = os.path.join(root, top)
         if os.path.isfile(path):
             newest = max(newest, os.path.getmtime(path))
         for d, _, files in os.walk(path):
@@ -99,21 +111,31 @@ def now():
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
+def build_dir(zsbench):
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(zsbench))))
+
+
 def tool_state(zsbench, zsctl):
     """The binary's identity and whether it is older than its sources."""
-    out = {"zsbench": zsbench}
+    out = {"zsbench": zsbench, "source_dir": source_dir(build_dir(zsbench))}
     try:
         out["zsbench_sha256"] = sha256(zsbench)
-        out["stale_build"] = os.path.getmtime(zsbench) < newest_source_mtime()
+        out["stale_build"] = os.path.getmtime(zsbench) < newest_source_mtime(out["source_dir"])
     except OSError:
         out["zsbench_sha256"] = "missing"
         out["stale_build"] = None
-    out["build_type"] = build_type(os.path.dirname(os.path.dirname(os.path.dirname(zsbench))))
+    out["build_type"] = build_type(build_dir(zsbench))
     out["zsctl_schemes"] = (_run([zsctl, "schemes"]) or "unavailable") if zsctl else "unavailable"
     return out
 
 
 def static_stamp(zsbench, zsctl):
-    """Everything that does not change while the runner runs."""
-    return {"git": git_state(), "tools": tool_state(zsbench, zsctl),
-            "rocksdb": rocksdb_version(), "machine": machine()}
+    """Everything that does not change while the runner runs. The commit is
+    the one zsbench was built from (its build's source tree); the runner's
+    own checkout is stamped too when it is another."""
+    tools = tool_state(zsbench, zsctl)
+    out = {"git": git_state(tools["source_dir"]), "tools": tools,
+           "rocksdb": rocksdb_version(), "machine": machine()}
+    if os.path.realpath(tools["source_dir"]) != os.path.realpath(ROOT):
+        out["runner_git"] = git_state(ROOT)
+    return out

@@ -218,7 +218,7 @@ class RunnerTest(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(self.docs, "summary")))
         custom = glob.glob(os.path.join(self.results, "hhzs", "custom", "*", "summary", "noise.json"))
         self.assertEqual(len(custom), 1)
-        self.assertIn("scale=1024", custom[0])
+        self.assertIn("scale_1024", custom[0])
         self.assertTrue(os.path.exists(os.path.join(os.path.dirname(os.path.dirname(custom[0])), "RESULTS.md")))
 
     def test_lock_exits_3_naming_holder(self):
