@@ -260,7 +260,17 @@ class RunnerTest(unittest.TestCase):
         self.assertTrue(any("zsfakebusy" in b for b in stamp["busy_seen"]))
 
 
+ZSCTL = os.path.join(os.path.dirname(EXPERIMENTS), "build", "src", "tools", "zsctl")
+
+
 class HhzsModuleTest(unittest.TestCase):
+    @unittest.skipUnless(os.access(ZSCTL, os.X_OK), "zsctl not built")
+    def test_refinements_are_scheme_options(self):
+        from hhzs import paper
+        listed = subprocess.run([ZSCTL, "schemes"], capture_output=True, text=True).stdout
+        for _, option, _ in paper.REFINEMENTS:
+            self.assertIn(f" {option} ", listed)
+
     def test_every_experiment_declares_comparisons(self):
         from hhzs import paper
         for exp in paper.EXPERIMENTS.values():
