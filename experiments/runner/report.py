@@ -60,6 +60,13 @@ def stamp_lines(summary):
     return "\n".join(out) + "\n"
 
 
+def number(cell):
+    try:
+        return float(cell)
+    except (TypeError, ValueError):
+        return None
+
+
 def figures(tables, exp, fig_dir):
     """One PNG per table that has something to draw; [] without matplotlib."""
     try:
@@ -78,6 +85,7 @@ def figures(tables, exp, fig_dir):
         fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(t.rows)), 3.5))
         width = 0.8 / len(cols)
         xs = range(len(t.rows))
+        paper_label = "the paper"
         for k, c in enumerate(cols):
             j = t.columns.index(c)
             cells = [r[j] if isinstance(r[j], stats.Stat) else None for r in t.rows]
@@ -87,6 +95,15 @@ def figures(tables, exp, fig_dir):
                 ax.errorbar(list(xs), ys, yerr=err, marker="o", label=c, capsize=3)
             else:
                 ax.bar([x + k * width for x in xs], ys, width, yerr=err, label=c, capsize=2)
+            # The paper's number, where it is one number, as a hollow marker.
+            if f"{c}, paper" in t.columns:
+                jp = t.columns.index(f"{c}, paper")
+                pts = [(x + (0 if kind == "line" else k * width), number(r[jp])) for x, r in zip(xs, t.rows)]
+                pts = [(x, y) for x, y in pts if y is not None]
+                if pts:
+                    ax.scatter(*zip(*pts), marker="o", facecolors="none", edgecolors="black", zorder=3,
+                               label=paper_label)
+                    paper_label = None
         offset = 0 if kind == "line" else width * (len(cols) - 1) / 2
         ax.set_xticks([x + offset for x in xs])
         ax.set_xticklabels([str(r[0]) for r in t.rows], rotation=20, fontsize=8)
@@ -119,7 +136,7 @@ def experiment_section(paper, exp, summary, docs_dir, fig_dir, current):
     pngs = figures(tables, exp.name, fig_dir)
     if pngs:
         out += ["Figures (not committed; `experiments/run.sh " + paper.NAME + " report` draws them): "
-                + ", ".join(f"`{os.path.relpath(p, paper_root())}`" for p in pngs), ""]
+                + ", ".join(f"`{shown(p)}`" for p in pngs), ""]
     analysis = os.path.join(docs_dir, "analysis", f"{exp.name}.md")
     if os.path.exists(analysis):
         with open(analysis) as f:
@@ -127,8 +144,11 @@ def experiment_section(paper, exp, summary, docs_dir, fig_dir, current):
     return "\n".join(out) + "\n"
 
 
-def paper_root():
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+def shown(path):
+    """A path relative to the repository when inside it."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    rel = os.path.relpath(path, root)
+    return path if rel.startswith("..") else rel
 
 
 def generate(paper, settings, docs_dir, fig_dir, out_path):
