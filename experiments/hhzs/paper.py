@@ -253,7 +253,7 @@ def o3_comparisons(s):
     def throttle(summary):
         b3 = [ph(r, "b3", LOAD)["ops_s"] for r in runs(summary, "unthrottled")]
         if not b3:
-            raise RuntimeError("O3: no unthrottled B3 load counted, nothing to throttle to")
+            raise LookupError("no unthrottled B3 load counted, nothing to throttle to")
         return {"rate": 0.8 * Stat(b3).median}
     return [basic_load(), Comparison("throttled", same(BASIC), LOAD, {"levels": True}, derive=throttle)]
 

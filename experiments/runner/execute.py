@@ -133,7 +133,13 @@ class Runner:
         done = {}
         for comp in self.exp.comparisons(self.settings):
             if comp.derive:
-                comp.params.update(comp.derive(self.summary(done)))
+                try:
+                    comp.params.update(comp.derive(self.summary(done)))
+                except LookupError as e:
+                    # What it depends on did not count: nothing to run.
+                    self.rejected.append((comp.key, 0, [f"not run: {e}"]))
+                    self.log(f"{self.exp.name} {comp.key} not run: {e}")
+                    continue
             done[comp.key] = (comp, [])
             for r in range(1, self.repeats + 1):
                 compact = self.repeat(comp, r)

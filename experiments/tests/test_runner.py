@@ -185,6 +185,13 @@ class RunnerTest(unittest.TestCase):
                 self.assertEqual(sm["rejected"][0]["repeat"], 2)
                 self.assertTrue(glob.glob(os.path.join(self.results, "hhzs", "noise", "a-r2.rejected1.stamp.json")))
 
+    def test_dependent_comparison_skipped_when_its_base_failed(self):
+        os.environ["FAKE_ZSBENCH"] = json.dumps({"fail": {"1": "exit1"}})
+        code, err = self.main(*self.argv("o3", "--repeats", "1"))
+        self.assertEqual(code, 1)
+        self.assertIn("throttled not run", err)
+        self.assertEqual(self.ncalls(), 1)
+
     def test_report_from_summaries_alone(self):
         self.assertEqual(self.main(*self.argv())[0], 0)
         shutil.rmtree(self.results)
