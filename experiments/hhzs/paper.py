@@ -308,6 +308,14 @@ def refinements_comparisons(s):
     return [Comparison("w2", schemes, "hhzs-w2-load,mix:0.5:0.9")]
 
 
+def preflight(exp, zsctl_schemes):
+    """Every refinement option must be one `zsctl schemes` lists."""
+    if exp.name != "refinements":
+        return []
+    return [f"refinements: {o} is not an option `zsctl schemes` lists (edit REFINEMENTS in hhzs/paper.py)"
+            for _, o, _ in REFINEMENTS if f" {o} " not in zsctl_schemes]
+
+
 def refinements_tables(sm):
     pairs = [(f"{refinement_name(b, o, v)}/{b}", refinement_name(b, o, v), b) for b, o, v in REFINEMENTS]
     return [ratio_table(sm, "Our refinements over the schemes as the paper describes them "

@@ -10,6 +10,7 @@ running; 5 results already there were measured under other settings.
 import argparse
 import importlib
 import os
+import subprocess
 import sys
 
 from . import guard, report
@@ -67,6 +68,18 @@ def settings_from(paper, a):
     return settings
 
 
+def preflight(paper, names, zsctl):
+    """The module's checks against `zsctl schemes` (scheme options it
+    names exist), so a misspelt option fails now, not after a long run."""
+    check = getattr(paper, "preflight", None)
+    if not check or not os.access(zsctl, os.X_OK):
+        return
+    listed = subprocess.run([zsctl, "schemes"], capture_output=True, text=True).stdout
+    errors = [e for n in names for e in check(paper.EXPERIMENTS[n], listed)]
+    if errors:
+        raise guard.Refused(2, "\n".join(errors))
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0].startswith("-"):
@@ -97,6 +110,7 @@ def main(argv=None):
     try:
         with guard.Lock():
             guard.check_quiet(a.ignore_busy)
+            preflight(paper, names, zsctl)
             failed = False
             for name in names:
                 r = Runner(paper, paper.EXPERIMENTS[name], settings, place, a.zsbench, zsctl,
