@@ -4,7 +4,7 @@ EXPERIMENT is one the paper module declares, `all` (each in turn),
 `report` (RESULTS.md and figures from the committed summaries, runs
 nothing) or `list`. Exit status: 0 done; 1 some repeat did not count
 (zsbench failed, a phase or records missing; rerun to retry it); 2 bad
-usage; 3 another runner holds the lock; 4 a build or benchmark is
+usage or a failed preflight check; 3 another runner holds the lock; 4 a build or benchmark is
 running; 5 results already there were measured under other settings.
 """
 import argparse
