@@ -89,12 +89,13 @@ class RunnerTest(unittest.TestCase):
         self.saved = {k: os.environ.get(k) for k in self.env}
         os.environ.update(self.env)
         self.lock_path = os.path.join(self.tmp, "lock")
-        self.patch = (guard.LOCK_PATH, guard.BUSY_NAMES)
+        self.patch = (guard.LOCK_PATH, guard.BUSY_NAMES, guard.BUSY_WITH_ARG)
         # Real builds on this machine must not make the tests refuse.
         guard.LOCK_PATH, guard.BUSY_NAMES = self.lock_path, ("zsfakebusy",)
+        guard.BUSY_WITH_ARG = {}
 
     def tearDown(self):
-        guard.LOCK_PATH, guard.BUSY_NAMES = self.patch
+        guard.LOCK_PATH, guard.BUSY_NAMES, guard.BUSY_WITH_ARG = self.patch
         for k, v in self.saved.items():
             if v is None:
                 os.environ.pop(k, None)
