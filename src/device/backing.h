@@ -43,8 +43,19 @@ class Backing {
   }
 };
 
-// Per-zone buffers that grow as the zone is written.
-std::unique_ptr<Backing> NewMemoryBacking(const DeviceInfo& info);
+struct MemoryBackingOptions {
+  // Bytes a thread of the backing keeps resident ahead of each zone's
+  // write position, so first-touch page faults stay out of the writes
+  // (FillAhead, docs/emulator.md "Keeping pace"). 0: no thread.
+  uint64_t fill_ahead = 0;
+  // Fresh zone mappings kept ready, their first `fill_ahead` bytes
+  // resident, for zones written for the first time.
+  uint32_t spare_zones = 0;
+};
+
+// One zone-sized mapping per zone that holds data.
+std::unique_ptr<Backing> NewMemoryBacking(const DeviceInfo& info,
+                                          const MemoryBackingOptions& options = {});
 
 // Opens `path` for `info` and locks it (flock) for as long as the backing
 // lives, so one device file has one user at a time. A missing or empty

@@ -37,6 +37,13 @@ struct DeviceStats {
   // the class of the data it writes).
   std::array<uint64_t, kNumIoClasses> busy_ns_by_class{};
   uint64_t elapsed_ns = 0;  // model time since the device was opened
+  // Commands whose host-side work (copying the data, the kernel's page
+  // faults, waiting for the device lock) finished after their modeled
+  // completion, and by how much in all: the emulator could not keep the
+  // model's pace for them (docs/emulator.md, "Keeping pace"). Always 0
+  // on an untimed device.
+  uint64_t late_commands = 0;
+  uint64_t late_ns = 0;
 
   IoCounters Total() const;
   // Mean busy time of the resources whose names start with `prefix`,

@@ -9,6 +9,12 @@
 namespace zonestack::device {
 namespace {
 
+// A timed device's memory keeps pages resident this far ahead of each
+// zone's write pointer, and this many fresh zones ready (docs/emulator.md,
+// "Keeping pace"): 8 ms of writing at ZN540 speed, so the fill thread can
+// fall behind for that long before a write faults.
+constexpr MemoryBackingOptions kPacedMemory{.fill_ahead = 8 << 20, .spare_zones = 2};
+
 absl::Status ValidateGeometry(const DeviceInfo& info) {
   auto bad = [&](const char* what) {
     return absl::InvalidArgumentError(absl::StrCat("device ", info.name, ": ", what));
@@ -44,7 +50,11 @@ absl::StatusOr<std::unique_ptr<EmulatedDevice>> EmulatedDevice::Create(
     EmulatorOptions options) {
   if (auto s = ValidateGeometry(options.info); !s.ok()) return s;
   if (!options.timing) options.timing = std::make_unique<NoTiming>();
-  if (!options.backing) options.backing = NewMemoryBacking(options.info);
+  if (!options.backing) {
+    // An untimed device has no pace to keep, and no thread to spare.
+    options.backing = NewMemoryBacking(
+        options.info, options.timing->timed() ? kPacedMemory : MemoryBackingOptions{});
+  }
   if (!options.clock) {
     options.clock = std::shared_ptr<Clock>(RealClock::Default(), [](Clock*) {});
   }
@@ -101,6 +111,17 @@ uint64_t EmulatedDevice::ScheduleLocked(const TimedRequest& r, uint64_t submit_n
   return done;
 }
 
+void EmulatedDevice::CountLatenessLocked(uint64_t done_ns) {
+  if (!timing_->timed()) return;
+  // The command's work is done now; the model said it would be done at
+  // `done_ns`. Later than that, the caller sees the emulator's pace, not
+  // the model's.
+  const uint64_t now = clock_->NowNs();
+  if (now <= done_ns) return;
+  ++stats_.late_commands;
+  stats_.late_ns += now - done_ns;
+}
+
 void EmulatedDevice::WaitFor(uint64_t done_ns) {
   if (done_ns != 0) clock_->WaitUntil(done_ns);
 }
@@ -142,6 +163,7 @@ absl::Status EmulatedDevice::RunCommand(
     absl::StatusOr<TimedRequest> request = body();
     if (!request.ok()) return request.status();
     done = ScheduleLocked(*request, submit);
+    CountLatenessLocked(done);
   }
   WaitFor(done);
   return absl::OkStatus();
@@ -340,6 +362,7 @@ absl::StatusOr<uint64_t> EmulatedDevice::SimpleCopy(std::span<const CopyRange> s
                            .cell_mode = zones_.zone(dst_zone).cell_mode,
                            .io_class = ctx.io_class, .internal = true},
                           t);
+    CountLatenessLocked(done);
   }
   WaitFor(done);
   return dst;

@@ -85,6 +85,9 @@ class EmulatedDevice : public ZonedDevice {
   // Reserves the model's time for `r` and returns when it completes.
   uint64_t ScheduleLocked(const TimedRequest& r, uint64_t submit_ns)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts a late command (DeviceStats::late_commands) if the work done
+  // under the lock for it ended after `done_ns`, its modeled completion.
+  void CountLatenessLocked(uint64_t done_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void WaitFor(uint64_t done_ns);
   absl::Status ReadLocked(uint64_t offset, std::span<uint8_t> dst)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -1,8 +1,10 @@
 #include <sys/mman.h>
 
 #include <cstring>
+#include <memory>
 
 #include "device/backing.h"
+#include "device/fill_ahead.h"
 
 namespace zonestack::device {
 namespace {
@@ -11,17 +13,31 @@ namespace {
 // write and handed back to a free pool when the zone is emptied. Mappings
 // are never resized (a growing vector would copy and fault the data in
 // again at every doubling) and are reused, so a reset-and-rewrite workload
-// pays the kernel's page faults only once.
+// pays the kernel's page faults only once. With fill-ahead, those faults
+// are taken by a thread of their own ahead of each zone's write position,
+// and a few fresh mappings (spares) wait with their first bytes resident
+// for the next zones written for the first time.
 class MemoryBacking : public Backing {
  public:
-  explicit MemoryBacking(const DeviceInfo& info)
-      : zone_size_(info.zone_size), zones_(info.num_zones) {}
+  MemoryBacking(const DeviceInfo& info, const MemoryBackingOptions& options)
+      : zone_size_(info.zone_size),
+        zone_capacity_(info.zone_capacity),
+        spare_zones_(options.spare_zones),
+        zones_(info.num_zones) {
+    if (options.fill_ahead == 0) return;
+    fill_ = std::make_unique<FillAhead>(options.fill_ahead);
+    while (spares_.size() < std::min<uint64_t>(spare_zones_, info.num_zones)) {
+      if (!AddSpare()) break;
+    }
+  }
 
   ~MemoryBacking() override {
+    fill_.reset();  // its thread may be faulting pages of these mappings
     for (Zone& z : zones_) {
       if (z.data) munmap(z.data, zone_size_);
     }
     for (uint8_t* p : pool_) munmap(p, zone_size_);
+    for (uint8_t* p : spares_) munmap(p, zone_size_);
   }
 
   absl::Status Read(uint64_t offset, std::span<uint8_t> dst) override {
@@ -53,6 +69,7 @@ class MemoryBacking : public Backing {
       if (in_zone > z.filled) std::memset(z.data + z.filled, 0, in_zone - z.filled);
       std::memcpy(z.data + in_zone, src.data(), n);
       z.filled = std::max(z.filled, in_zone + n);
+      if (fill_) fill_->Advance(z.data, zone_capacity_, z.filled);
       src = src.subspan(n);
       offset += n;
     }
@@ -84,28 +101,59 @@ class MemoryBacking : public Backing {
     uint64_t filled = 0;  // bytes [0, filled) are valid
   };
 
+  // A mapping for a zone's first write: a recycled one (already resident),
+  // else a spare (its first bytes made resident), else a new one.
   uint8_t* Take() {
     if (!pool_.empty()) {
       uint8_t* p = pool_.back();
       pool_.pop_back();
       return p;
     }
+    if (!spares_.empty()) {
+      uint8_t* p = spares_.front();
+      spares_.erase(spares_.begin());
+      AddSpare();
+      return p;
+    }
+    return Map();
+  }
+
+  bool AddSpare() {
+    uint8_t* p = Map();
+    if (!p) return false;
+    spares_.push_back(p);
+    fill_->Advance(p, zone_capacity_, 0);
+    return true;
+  }
+
+  uint8_t* Map() {
     void* p = mmap(nullptr, zone_size_, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return nullptr;
-    madvise(p, zone_size_, MADV_HUGEPAGE);  // fewer faults where THP allows
+    // No transparent huge pages: a write that first touches a 2 MiB
+    // extent would zero (and, with defrag, compact for) all of it inside
+    // the write, 1-2 ms at once, longer than a ZN540 takes for a 1 MiB
+    // write. Small pages cost the same zeroing in total but predictably
+    // (0.4 ms/MiB measured here), and fill-ahead takes it off the writes.
+    madvise(p, zone_size_, MADV_NOHUGEPAGE);
     return static_cast<uint8_t*>(p);
   }
 
-  uint64_t zone_size_;
+  const uint64_t zone_size_;
+  const uint64_t zone_capacity_;
+  const uint32_t spare_zones_;
   std::vector<Zone> zones_;
-  std::vector<uint8_t*> pool_;
+  std::vector<uint8_t*> pool_;    // emptied zones' mappings, resident
+  std::vector<uint8_t*> spares_;  // fresh mappings, oldest first
+  // Null without fill-ahead. The destructor stops it before unmapping.
+  std::unique_ptr<FillAhead> fill_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backing> NewMemoryBacking(const DeviceInfo& info) {
-  return std::make_unique<MemoryBacking>(info);
+std::unique_ptr<Backing> NewMemoryBacking(const DeviceInfo& info,
+                                          const MemoryBackingOptions& options) {
+  return std::make_unique<MemoryBacking>(info, options);
 }
 
 }  // namespace zonestack::device

@@ -1,5 +1,7 @@
 #include "tools/devbench.h"
 
+#include <time.h>
+
 #include <chrono>
 #include <random>
 #include <thread>
@@ -38,6 +40,37 @@ class Stopwatch {
   }
   device::Clock* clock_ = nullptr;
   uint64_t start_;
+};
+
+// What a test cost: the process's CPU time and the device's commands,
+// bytes and late commands from construction to Finish.
+class Meter {
+ public:
+  explicit Meter(const ZonedDevice& dev)
+      : dev_(dev), cpu_start_(CpuSeconds()), start_(dev.Stats()) {}
+
+  void Finish(DevbenchResult& r) const {
+    const double cpu = CpuSeconds() - cpu_start_;
+    const device::DeviceStats end = dev_.Stats();
+    const device::IoCounters a = end.Total(), b = start_.Total();
+    const uint64_t bytes = a.read_bytes + a.write_bytes - b.read_bytes - b.write_bytes;
+    if (bytes > 0) r.cpu_s_per_gb = cpu / (static_cast<double>(bytes) / 1e9);
+    r.commands = a.read_ops + a.write_ops - b.read_ops - b.write_ops +
+                 end.zone_resets - start_.zone_resets + end.zone_finishes -
+                 start_.zone_finishes + end.flushes - start_.flushes;
+    r.late_commands = end.late_commands - start_.late_commands;
+  }
+
+ private:
+  static double CpuSeconds() {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+  }
+
+  const ZonedDevice& dev_;
+  const double cpu_start_;
+  const device::DeviceStats start_;
 };
 
 std::vector<uint32_t> SequentialZones(const ZonedDevice& dev) {
@@ -151,25 +184,31 @@ absl::StatusOr<std::vector<DevbenchResult>> RunDevbench(ZonedDevice& dev,
   // Sequential write, then read back, 1 MiB at queue depth 1.
   StreamResult written;
   {
+    Meter meter(dev);
     Stopwatch sw(dev);
     auto r = WriteStream(dev, zones, 0, 1, secs, sw);
     if (!r.ok()) return r.status();
     written = *r;
     out.push_back({"seq write 1MiB QD1", "MiB/s", r->bytes / kMiB / sw.Seconds(),
                    pub.seq_write_mib_s});
+    meter.Finish(out.back());
   }
   {
+    Meter meter(dev);
     Stopwatch sw(dev);
     auto r = ReadStream(dev, written.zones, secs, sw);
     if (!r.ok()) return r.status();
     out.push_back({"seq read 1MiB QD1", "MiB/s", *r / static_cast<double>(kMiB) / sw.Seconds(),
                    pub.seq_read_mib_s});
+    meter.Finish(out.back());
   }
   // Zone reset of the zones just written (full or partly written).
   {
+    Meter meter(dev);
     Stopwatch sw(dev);
     if (auto s = ResetAll(dev, written.zones); !s.ok()) return s;
     out.push_back({"zone reset", "ms", sw.Seconds() * 1e3 / written.zones.size(), 0});
+    meter.Finish(out.back());
   }
   // Random 4 KiB reads over chunks written at zones spread over the whole
   // device, so seeks span the full stroke as on a full disk.
@@ -184,10 +223,12 @@ absl::StatusOr<std::vector<DevbenchResult>> RunDevbench(ZonedDevice& dev,
       if (auto s = dev.FinishZone(z, IoContext{}); !s.ok()) return s;
       spread.push_back(z);
     }
+    Meter meter(dev);
     Stopwatch sw(dev);
     auto ops = RandomReads(dev, spread, secs, 42, sw);
     if (!ops.ok()) return ops.status();
     out.push_back({"rand read 4KiB QD1", "IO/s", *ops / sw.Seconds(), pub.rand_read_iops});
+    meter.Finish(out.back());
   }
   // The same with several threads: contention comes out of the model. A
   // simulated clock is advanced by each waiter in turn, so threads would
@@ -199,6 +240,7 @@ absl::StatusOr<std::vector<DevbenchResult>> RunDevbench(ZonedDevice& dev,
   }
   {
     std::vector<uint64_t> ops(opts.threads);
+    Meter meter(dev);
     Stopwatch sw(dev);
     auto s = Parallel(opts.threads, [&](int t) -> absl::Status {
       auto r = RandomReads(dev, spread, secs, 100 + t, sw);
@@ -211,10 +253,12 @@ absl::StatusOr<std::vector<DevbenchResult>> RunDevbench(ZonedDevice& dev,
     for (uint64_t o : ops) total += o;
     out.push_back({fmt::format("rand read 4KiB x{} threads", opts.threads), "IO/s",
                    total / sw.Seconds(), 0});
+    meter.Finish(out.back());
   }
   if (auto s = ResetAll(dev, zones); !s.ok()) return s;
   {
     std::vector<uint64_t> bytes(opts.threads);
+    Meter meter(dev);
     Stopwatch sw(dev);
     auto s = Parallel(opts.threads, [&](int t) -> absl::Status {
       auto r = WriteStream(dev, zones, t, opts.threads, secs, sw);
@@ -227,20 +271,24 @@ absl::StatusOr<std::vector<DevbenchResult>> RunDevbench(ZonedDevice& dev,
     for (uint64_t b : bytes) total += b;
     out.push_back({fmt::format("seq write 1MiB x{} threads", opts.threads), "MiB/s",
                    total / static_cast<double>(kMiB) / sw.Seconds(), 0});
+    meter.Finish(out.back());
   }
   if (auto s = ResetAll(dev, zones); !s.ok()) return s;
   return out;
 }
 
 std::string FormatDevbench(const std::vector<DevbenchResult>& results) {
-  std::string s = fmt::format("{:<28} {:>12} {:>7} {:>12} {:>8}\n", "test", "measured", "unit",
-                              "published", "ratio");
+  std::string s = fmt::format("{:<28} {:>12} {:>7} {:>12} {:>8} {:>9} {:>13}\n", "test",
+                              "measured", "unit", "published", "ratio", "cpu/GBps", "late");
   for (const DevbenchResult& r : results) {
+    const std::string cpu = r.cpu_s_per_gb > 0 ? fmt::format("{:.3f}", r.cpu_s_per_gb) : "-";
+    const std::string late = fmt::format("{}/{}", r.late_commands, r.commands);
     if (r.target > 0) {
-      s += fmt::format("{:<28} {:>12.1f} {:>7} {:>12.1f} {:>8.3f}\n", r.test, r.value, r.unit,
-                       r.target, r.value / r.target);
+      s += fmt::format("{:<28} {:>12.1f} {:>7} {:>12.1f} {:>8.3f} {:>9} {:>13}\n", r.test,
+                       r.value, r.unit, r.target, r.value / r.target, cpu, late);
     } else {
-      s += fmt::format("{:<28} {:>12.2f} {:>7} {:>12} {:>8}\n", r.test, r.value, r.unit, "-", "-");
+      s += fmt::format("{:<28} {:>12.2f} {:>7} {:>12} {:>8} {:>9} {:>13}\n", r.test, r.value,
+                       r.unit, "-", "-", cpu, late);
     }
   }
   return s;

@@ -21,6 +21,14 @@ struct DevbenchResult {
   std::string unit;     // "MiB/s", "IO/s", "ms"
   double value = 0;
   double target = 0;    // published figure, 0 when there is none
+  // What the test cost the host: CPU seconds of the whole process (every
+  // thread, the emulator's included) per GB the device moved in model
+  // terms, which is also CPU cores per GB/s; 0 when nothing was moved.
+  double cpu_s_per_gb = 0;
+  // Commands the test issued, and those the emulator finished after their
+  // modeled completion (DeviceStats::late_commands).
+  uint64_t commands = 0;
+  uint64_t late_commands = 0;
 };
 
 // Runs every test on `dev`, which it overwrites: all data on it is lost.

@@ -63,6 +63,8 @@ DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,
   d.zone_resets = after.zone_resets - before.zone_resets;
   d.erases = after.erases - before.erases;
   d.destages = after.destages - before.destages;
+  d.late_commands = after.late_commands - before.late_commands;
+  d.late_ns = after.late_ns - before.late_ns;
   return d;
 }
 

@@ -23,6 +23,11 @@ struct DeviceDelta {
   uint64_t zone_resets = 0;
   uint64_t erases = 0;
   uint64_t destages = 0;  // a disk's write-cache runs written to the media
+  // Commands the emulator finished after their modeled completion, and by
+  // how much in all (DeviceStats::late_commands): nonzero means the
+  // device ran slower than its model.
+  uint64_t late_commands = 0;
+  uint64_t late_ns = 0;
   // A disk head's busy share of the phase by I/O class ("user_read", ...).
   std::map<std::string, double> busy_by_class;
 };

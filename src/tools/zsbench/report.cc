@@ -80,7 +80,9 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
                          {"busy_fraction", d.busy_fraction},
                          {"read_share", total_read ? double(d.total.read_bytes) / total_read : 0.0},
                          {"zone_resets", d.zone_resets},
-                         {"erases", d.erases}};
+                         {"erases", d.erases},
+                         {"late_commands", d.late_commands},
+                         {"late_ns", d.late_ns}};
     if (d.destages) dj["destages"] = d.destages;
     for (const auto& [c, f] : d.busy_by_class) dj["busy_by_class"][c] = f;
     for (const auto& [c, x] : d.by_class) dj["by_class"][c] = CountersJson(x);
