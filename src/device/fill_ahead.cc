@@ -50,6 +50,8 @@ void FillAhead::Advance(uint8_t* base, uint64_t size, uint64_t written) {
 
 void FillAhead::WaitIdle() {
   absl::MutexLock lock(&mu_);
+  // Work too small to wake the thread for (Advance) is done now.
+  if (waiting_ && PendingLocked()) work_.Signal();
   while (!stop_ && (busy_ || PendingLocked())) idle_.Wait(&mu_);
 }
 

@@ -441,15 +441,30 @@ DeviceInfo SmallInfo() {
   return i;
 }
 
-TEST(MemoryBackingTest, NeverWrittenBlocksReadAsZeroes) {
-  auto b = NewMemoryBacking(SmallInfo());
+// Every memory backing test runs without and with fill-ahead (and its
+// spare zones): the thread must never change what reads return.
+class MemoryBackingTest : public testing::TestWithParam<bool> {
+ protected:
+  static std::unique_ptr<Backing> NewBacking() {
+    MemoryBackingOptions o;
+    if (GetParam()) o = {.fill_ahead = 16 * KiB, .spare_zones = 2};
+    return NewMemoryBacking(SmallInfo(), o);
+  }
+};
+INSTANTIATE_TEST_SUITE_P(FillAhead, MemoryBackingTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& p) {
+                           return p.param ? "With" : "Without";
+                         });
+
+TEST_P(MemoryBackingTest, NeverWrittenBlocksReadAsZeroes) {
+  auto b = NewBacking();
   std::vector<uint8_t> buf(2 * kBlock, 0xAA);
   ASSERT_OK(b->Read(64 * KiB, buf));
   EXPECT_EQ(buf, Zeroes(2 * kBlock));
 }
 
-TEST(MemoryBackingTest, BlocksPastWhatAZoneHoldsReadAsZeroes) {
-  auto b = NewMemoryBacking(SmallInfo());
+TEST_P(MemoryBackingTest, BlocksPastWhatAZoneHoldsReadAsZeroes) {
+  auto b = NewBacking();
   const std::vector<uint8_t> data = Pattern(kBlock, 1);
   ASSERT_OK(b->Write(0, data));
   std::vector<uint8_t> buf(3 * kBlock, 0xAA);
@@ -461,8 +476,8 @@ TEST(MemoryBackingTest, BlocksPastWhatAZoneHoldsReadAsZeroes) {
   EXPECT_EQ(buf, want);
 }
 
-TEST(MemoryBackingTest, ReadSpanningZonesJoinsThem) {
-  auto b = NewMemoryBacking(SmallInfo());
+TEST_P(MemoryBackingTest, ReadSpanningZonesJoinsThem) {
+  auto b = NewBacking();
   const std::vector<uint8_t> data = Pattern(2 * kBlock, 1);
   ASSERT_OK(b->Write(64 * KiB - kBlock, data));
   std::vector<uint8_t> buf(2 * kBlock);
@@ -470,8 +485,8 @@ TEST(MemoryBackingTest, ReadSpanningZonesJoinsThem) {
   EXPECT_EQ(buf, data);
 }
 
-TEST(MemoryBackingTest, DiscardedBlocksReadAsZeroes) {
-  auto b = NewMemoryBacking(SmallInfo());
+TEST_P(MemoryBackingTest, DiscardedBlocksReadAsZeroes) {
+  auto b = NewBacking();
   ASSERT_OK(b->Write(0, Pattern(4 * kBlock, 1)));
   ASSERT_OK(b->Discard(kBlock, kBlock));       // inside what the zone holds
   ASSERT_OK(b->Discard(3 * kBlock, kBlock));   // its tail
@@ -483,8 +498,8 @@ TEST(MemoryBackingTest, DiscardedBlocksReadAsZeroes) {
   EXPECT_EQ(buf, want);
 }
 
-TEST(MemoryBackingTest, DiscardedTailStaysZeroAfterLaterWritesBeforeIt) {
-  auto b = NewMemoryBacking(SmallInfo());
+TEST_P(MemoryBackingTest, DiscardedTailStaysZeroAfterLaterWritesBeforeIt) {
+  auto b = NewBacking();
   ASSERT_OK(b->Write(0, Pattern(4 * kBlock, 1)));
   ASSERT_OK(b->Discard(kBlock, 3 * kBlock));
   ASSERT_OK(b->Write(kBlock, Pattern(kBlock, 2)));
@@ -493,10 +508,10 @@ TEST(MemoryBackingTest, DiscardedTailStaysZeroAfterLaterWritesBeforeIt) {
   EXPECT_EQ(buf, Zeroes(2 * kBlock));
 }
 
-TEST(MemoryBackingTest, RecycledZoneMemoryReadsZeroesWhereNotWritten) {
+TEST_P(MemoryBackingTest, RecycledZoneMemoryReadsZeroesWhereNotWritten) {
   // A fully discarded zone hands its memory back for reuse by another zone;
   // none of its old bytes may show through there.
-  auto b = NewMemoryBacking(SmallInfo());
+  auto b = NewBacking();
   ASSERT_OK(b->Write(0, Pattern(4 * kBlock, 1)));
   ASSERT_OK(b->Discard(0, 64 * KiB));
   ASSERT_OK(b->Write(64 * KiB + 2 * kBlock, Pattern(kBlock, 2)));
@@ -506,6 +521,26 @@ TEST(MemoryBackingTest, RecycledZoneMemoryReadsZeroesWhereNotWritten) {
   const std::vector<uint8_t> data = Pattern(kBlock, 2);
   std::copy(data.begin(), data.end(), want.begin() + 2 * kBlock);
   EXPECT_EQ(buf, want);
+}
+
+TEST_P(MemoryBackingTest, ZonesTakenFromSparesAndReusedKeepTheirData) {
+  // More zones written than there are spares, one emptied and written
+  // again: each zone reads back exactly what it was given.
+  auto b = NewBacking();
+  for (uint64_t z = 0; z < 4; ++z) ASSERT_OK(b->Write(z * 64 * KiB, Pattern(8 * kBlock, static_cast<uint8_t>(z + 1))));
+  ASSERT_OK(b->Discard(64 * KiB, 64 * KiB));
+  ASSERT_OK(b->Write(64 * KiB, Pattern(2 * kBlock, 9)));
+  for (uint64_t z = 0; z < 4; ++z) {
+    std::vector<uint8_t> buf(8 * kBlock, 0xAA);
+    ASSERT_OK(b->Read(z * 64 * KiB, buf));
+    std::vector<uint8_t> want = Pattern(8 * kBlock, static_cast<uint8_t>(z + 1));
+    if (z == 1) {
+      want = Zeroes(8 * kBlock);
+      const std::vector<uint8_t> data = Pattern(2 * kBlock, 9);
+      std::copy(data.begin(), data.end(), want.begin());
+    }
+    EXPECT_EQ(buf, want) << "zone " << z;
+  }
 }
 
 using FileBackingTest = TempDirTest;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "device/backing.h"
 #include "device/clock.h"
 #include "device/emulated_device.h"
 #include "device/nand_timing.h"
@@ -123,6 +124,83 @@ TEST_F(EmulatedDeviceTimingTest, StatsReportBusyAndElapsedModelTime) {
                    static_cast<double>(kProg + kErase + kRead) / 4 / elapsed);
   EXPECT_GT(s.BusyFraction("die"), 0.0);
   EXPECT_LE(s.BusyFraction("die"), 1.0);
+}
+
+// A memory backing whose writes take `delay_ns` of the manual clock, as
+// host-side work (a page fault, a copy) takes real time.
+class SlowBacking : public Backing {
+ public:
+  SlowBacking(const DeviceInfo& info, std::shared_ptr<ManualClock> clock, uint64_t delay_ns)
+      : inner_(NewMemoryBacking(info)), clock_(std::move(clock)), delay_ns_(delay_ns) {}
+  absl::Status Read(uint64_t offset, std::span<uint8_t> dst) override {
+    return inner_->Read(offset, dst);
+  }
+  absl::Status Write(uint64_t offset, std::span<const uint8_t> src) override {
+    clock_->Advance(delay_ns_);
+    return inner_->Write(offset, src);
+  }
+  absl::Status Discard(uint64_t offset, uint64_t length) override {
+    return inner_->Discard(offset, length);
+  }
+
+ private:
+  std::unique_ptr<Backing> inner_;
+  std::shared_ptr<ManualClock> clock_;
+  uint64_t delay_ns_;
+};
+
+// The small SSD over a backing whose writes take `delay_ns`.
+std::unique_ptr<EmulatedDevice> SlowDevice(std::shared_ptr<ManualClock> clock,
+                                           uint64_t delay_ns, bool timed = true) {
+  EmulatorOptions opts;
+  opts.info.name = "small-ssd";
+  opts.info.zone_size = kZoneSize;
+  opts.info.zone_capacity = kZoneSize;
+  opts.info.num_zones = 4;
+  opts.info.native_cell_mode = opts.info.default_cell_mode = CellMode::kTlc;
+  if (timed) opts.timing = std::make_unique<NandTiming>(SmallNand(), kZoneSize);
+  opts.backing = std::make_unique<SlowBacking>(opts.info, clock, delay_ns);
+  opts.clock = clock;
+  auto dev = EmulatedDevice::Create(std::move(opts));
+  return dev.ok() ? std::move(*dev) : nullptr;
+}
+
+// A one-unit write is modeled to complete after the command, the host
+// link and the channel (its program runs after completion).
+constexpr uint64_t kWriteNs = kCmd + kLink + kXfer;
+
+TEST(LateCommandTest, WorkFinishedBeforeTheModeledCompletionIsOnTime) {
+  auto clock = std::make_shared<ManualClock>(kStart);
+  auto dev = SlowDevice(clock, kWriteNs - 1'000);
+  ASSERT_NE(dev, nullptr);
+  std::vector<uint8_t> buf(kUnit, 0xab);
+  ASSERT_OK(dev->Write(0, buf, IoContext{}));
+  ASSERT_OK(dev->Read(0, buf, IoContext{}));
+  const DeviceStats s = dev->Stats();
+  EXPECT_EQ(s.late_commands, 0u);
+  EXPECT_EQ(s.late_ns, 0u);
+}
+
+TEST(LateCommandTest, WorkFinishedAfterTheModeledCompletionIsLate) {
+  auto clock = std::make_shared<ManualClock>(kStart);
+  auto dev = SlowDevice(clock, kWriteNs + 7'000);
+  ASSERT_NE(dev, nullptr);
+  std::vector<uint8_t> buf(kUnit, 0xab);
+  ASSERT_OK(dev->Write(0, buf, IoContext{}));            // 7 us late
+  ASSERT_OK(dev->Append(0, buf, IoContext{}).status());  // die 1: 7 us late
+  ASSERT_OK(dev->Read(0, buf, IoContext{}));             // no backing write: on time
+  const DeviceStats s = dev->Stats();
+  EXPECT_EQ(s.late_commands, 2u);
+  EXPECT_EQ(s.late_ns, 2 * 7'000u);
+}
+
+TEST(LateCommandTest, AnUntimedDeviceIsNeverLate) {
+  auto clock = std::make_shared<ManualClock>(kStart);
+  auto dev = SlowDevice(clock, 1'000'000, /*timed=*/false);
+  ASSERT_NE(dev, nullptr);
+  std::vector<uint8_t> buf(kUnit, 0xab);
+  ASSERT_OK(dev->Write(0, buf, IoContext{}));
+  EXPECT_EQ(dev->Stats().late_commands, 0u);
 }
 
 }  // namespace
