@@ -103,6 +103,9 @@ TEST_F(ZsbenchRunnerTest, JsonCarriesTheDocumentedFields) {
   }
   EXPECT_TRUE(p["latency"]["UPDATE"].contains("p9999_us"));
   EXPECT_TRUE(p["devices"][0]["by_class"].contains("wal"));
+  for (const char* key : {"late_commands", "late_ns"}) {
+    EXPECT_TRUE(p["devices"][0].contains(key)) << key;
+  }
 }
 
 // readseq on RocksDB's own file system with one SST's data corrupted: the

@@ -198,5 +198,22 @@ TEST_F(ZsctlCliTest, DfSaysWhyNoSpaceCanComeWithFreeBytes) {
   EXPECT_NE(r.out.find("\"no space\""), std::string::npos) << Describe(r);
 }
 
+// devbench on the simulated clock: every row says what it cost the host
+// and how many of its commands ran late (none can on a simulated clock:
+// the emulator's own work takes no simulated time).
+TEST(ZsctlDevbenchTest, RowsShowHostCpuAndLateCommands) {
+  const ToolRun r = RunTool(ZSCTL_BIN, "devbench " +
+                                           Quote("emu:zn540?zones=16&scale=1/256&timing=sim") +
+                                           " --seconds 0.05");
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("cpu/GBps"), std::string::npos) << Describe(r);
+  EXPECT_NE(r.out.find("late"), std::string::npos) << Describe(r);
+  const size_t row = r.out.find("seq write 1MiB QD1");
+  ASSERT_NE(row, std::string::npos) << Describe(r);
+  const std::string line = r.out.substr(row, r.out.find('\n', row) - row);
+  // "... ratio cpu/GBps 0/N": no late command.
+  EXPECT_NE(line.find(" 0/"), std::string::npos) << line;
+}
+
 }  // namespace
 }  // namespace zonestack::tools_test
