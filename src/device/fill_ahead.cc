@@ -95,8 +95,15 @@ void FillAhead::Run() {
     }
     if (stop_) break;
     uint8_t* const base = it->first;
-    const uint64_t from = it->second.done;
+    // Bytes below the writer's position are resident already (it wrote
+    // them): a writer that overtook the thread is not followed but
+    // passed, so the two never fault the same pages.
+    const uint64_t from = std::max(it->second.done, it->second.written);
     const uint64_t to = std::min(it->second.want, from + kStep);
+    if (from >= to) {  // the writer is past everything asked for
+      it->second.done = it->second.want;
+      continue;
+    }
     // The fault work runs without the lock, so Advance (called under the
     // device lock) never waits for it. Regions are never removed, so
     // `base` stays valid; its memory is the caller's to keep mapped.
