@@ -80,13 +80,20 @@ def phase_compact(p, params, zone_bytes, zones):
     """ops_s, ops, s: throughput, operations, seconds. dev: per device
     [user-read ops, read bytes, compaction bytes written, WAL bytes
     written, migration bytes written]. busy: the HDD's busy share by class.
-    hits, moved: SSD-cache hits and SSTs migrated since mount. Optional:
+    late: per device [commands the emulator finished after their modeled
+    completion, all commands, their lateness in seconds] (docs/emulator.md,
+    "Keeping pace"). hits, moved: SSD-cache hits and SSTs migrated since
+    mount. ctr: the scheme's rule counters since mount. Optional:
     sst (sst_ceiling), lat (READ p99/p99.9/p99.99 us), levels, ssd_share."""
     devs = p.get("devices", [])
     c = {"ops_s": _r(p["ops_per_second"]), "ops": p["ops"], "s": _r(p["seconds"]),
          "dev": [[_class(d, "user_read", "read_ops"), d.get("total", {}).get("read_bytes", 0),
                   _class(d, "compaction", "write_bytes"), _class(d, "wal", "write_bytes"),
                   _class(d, "migration", "write_bytes")] for d in devs]}
+    if devs and "late_commands" in devs[0]:
+        c["late"] = [[d.get("late_commands", 0),
+                      d.get("total", {}).get("read_ops", 0) + d.get("total", {}).get("write_ops", 0),
+                      _r(d.get("late_ns", 0) / 1e9)] for d in devs]
     if devs:
         b = devs[-1].get("busy_by_class", {})
         c["busy"] = {k: _r(b.get(k, 0.0)) for k in ("user_read", "compaction", "migration")}
@@ -95,6 +102,8 @@ def phase_compact(p, params, zone_bytes, zones):
         c["hits"] = state["cache"].get("hits", 0)
     if "migration" in state:
         c["moved"] = state["migration"].get("files_moved", 0)
+    if state.get("counters"):
+        c["ctr"] = state["counters"]
     load = is_load(p["name"])
     if params.get("ceiling") and not load:
         v = sst_ceiling(p, zone_bytes, zones)

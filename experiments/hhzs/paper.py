@@ -9,7 +9,7 @@ from runner.tables import Table
 
 from . import compact as compact_mod
 from . import setup, tables
-from .tables import ratio_table, runs, ph, stat
+from .tables import per_repeat, ratio_table, runs, ph, stat
 
 NAME = "hhzs"
 TITLE = "HHZS (hybrid SSD/HDD zoned storage)"
@@ -325,7 +325,9 @@ def refinements_tables(sm):
 def noise_tables(sm):
     return [ratio_table(sm, "The same comparison twice in one run: identical schemes' ratios",
                         [("b3#2/b3", "b3#2", "b3"), ("hhzs#2/hhzs", "hhzs#2", "hhzs"),
-                         ("hhzs/b3", "hhzs", "b3"), ("hhzs#2/b3#2", "hhzs#2", "b3#2")])]
+                         ("hhzs/b3", "hhzs", "b3"), ("hhzs#2/b3#2", "hhzs#2", "b3#2")]),
+            per_repeat(sm, "Each repeat's run phase: throughput and what set it",
+                       ["b3", "hhzs", "b3#2", "hhzs#2"])]
 
 
 EXPERIMENTS = {e.name: e for e in [

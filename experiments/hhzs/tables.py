@@ -232,3 +232,30 @@ def load_table(summary, title, key, schemes, pn, paper):
         t.add(s, stat([p["ops_s"] for p in ps], 0), stat(ratios(rs, s, "b3", pn)),
               paper.get((s, "x"), "-"), stat(wal), paper.get((s, "wal"), "-"))
     return t
+
+
+def per_repeat(summary, title, schemes):
+    """Every repeat of every run phase on its own row: throughput beside
+    what set it (the HDD is busy through every run phase, so throughput is
+    its read rate over its user reads per operation) and how many commands
+    the emulator finished after their modeled completion."""
+    t = Table(title, ["workload", "repeat", "scheme", "ops/s", "HDD reads per op",
+                      "HDD on user reads", "on compaction", "SSD late", "HDD late",
+                      "late s (SSD, HDD)"])
+    for key in summary["comparisons"]:
+        for pn in phase_names(summary, key):
+            if is_load(pn):
+                continue
+            for run in runs(summary, key):
+                for s in schemes:
+                    p = ph(run, s, pn)
+                    if not p or not p["dev"]:
+                        continue
+                    late = p.get("late")
+                    share = (lambda d: f"{d[0] / d[1]:.2f}" if d[1] else "-")
+                    t.add(pn, str(run["repeat"]), s, f"{p['ops_s']:.0f}",
+                          f"{p['dev'][-1][0] / p['ops']:.2f}" if p["ops"] else "-",
+                          f"{p['busy']['user_read']:.2f}", f"{p['busy']['compaction']:.2f}",
+                          share(late[0]) if late else "-", share(late[-1]) if late else "-",
+                          f"{late[0][2]:.1f}, {late[-1][2]:.1f}" if late else "-")
+    return t

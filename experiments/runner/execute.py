@@ -158,6 +158,13 @@ class Runner:
                 raise SettingsMismatch(f"{stem}.stamp.json measured another comparison:\n  "
                                        + "\n  ".join(diff) + "\nrun with --fresh to discard it")
             self.log(f"{self.exp.name} {comp.key} repeat {r}: done before, kept")
+            if os.path.exists(stem + ".json"):
+                # Compacted again from the raw result, so a table added since
+                # the run reads what it needs without measuring again.
+                compact = dict(self.paper.compact(read_json(stem + ".json"), self.settings, comp),
+                               repeat=r)
+                write_json(stem + ".compact.json", compact, indent=None)
+                return compact
             return read_json(stem + ".compact.json")
         return self.measure(comp, r, stem)
 
