@@ -26,11 +26,18 @@ def sha256(path):
     return h.hexdigest()
 
 
+# What the runner itself writes into the tree (a summary and RESULTS.md
+# after every repeat) says nothing about the code that measured.
+OWN_OUTPUTS = [":(exclude)experiments/*/RESULTS.md", ":(exclude)experiments/*/summary/*"]
+
+
 def git_state(root):
-    status = _run(["git", "status", "--porcelain", "--untracked-files=no"], root)
+    status = _run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."] + OWN_OUTPUTS,
+                  root)
     return {"commit": (_run(["git", "rev-parse", "HEAD"], root) or "unknown").strip(),
             "dirty": bool(status and status.strip()),
-            "diff_stat": (_run(["git", "diff", "HEAD", "--stat"], root) or "").strip()}
+            "diff_stat": (_run(["git", "diff", "HEAD", "--stat", "--", "."] + OWN_OUTPUTS, root)
+                          or "").strip()}
 
 
 def build_type(build_dir):

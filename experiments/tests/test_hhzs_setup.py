@@ -94,3 +94,34 @@ class SstCeilingTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class GitStateTest(unittest.TestCase):
+    def test_the_runners_own_outputs_do_not_make_the_tree_dirty(self):
+        import os
+        import subprocess
+        import tempfile
+        from runner import stamps
+        with tempfile.TemporaryDirectory() as d:
+            def git(*args):
+                subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=d,
+                               check=True, capture_output=True)
+            os.makedirs(os.path.join(d, "experiments", "hhzs", "summary"))
+            files = ["experiments/hhzs/RESULTS.md", "experiments/hhzs/summary/exp1.json",
+                     "experiments/run.sh"]
+            for f in files:
+                with open(os.path.join(d, f), "w") as out:
+                    out.write("a\n")
+            git("init", "-q")
+            git("add", ".")
+            git("commit", "-qm", "x")
+            for f in files[:2]:
+                with open(os.path.join(d, f), "a") as out:
+                    out.write("b\n")
+            self.assertFalse(stamps.git_state(d)["dirty"])
+            with open(os.path.join(d, files[2]), "a") as out:
+                out.write("b\n")
+            state = stamps.git_state(d)
+            self.assertTrue(state["dirty"])
+            self.assertIn("run.sh", state["diff_stat"])
+            self.assertNotIn("RESULTS.md", state["diff_stat"])
