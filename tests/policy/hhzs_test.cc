@@ -93,6 +93,24 @@ class HhzsTest : public ::testing::Test {
     clock_.Set(2 * kSec);
   }
 
+  // p+m over AboveTheTieringLevel with `devices`' one free zone (2 empty
+  // - 1 GC) and no write in flight: popularity migration moves #30, the
+  // hottest HDD SST though it is at L3, into it. Then the zone is taken,
+  // and at 3 s reads are still HDD-bound (on #31).
+  std::shared_ptr<Scheme> HotL3SstMovedUp(std::vector<DeviceView>& devices) {
+    auto s = Make("p+m");
+    AboveTheTieringLevel(*s);
+    HddReads(*s, 30, 20);
+    auto m = s->NextMigration(devices);
+    EXPECT_TRUE(m.has_value() && m->path == SstName(30) && m->to_device == 0u);
+    s->OnPlaced(SstHint(30), 0, true, 1 << 20);
+    devices[0].empty_zones = 1;
+    clock_.Set(2 * kSec + kSec / 2);
+    for (int i = 0; i < 12; ++i) s->view().RecordRead(31);
+    clock_.Set(3 * kSec);
+    return s;
+  }
+
   FakeClock clock_;
   bool spare_placement_ = false;
   bool spare_migration_ = false;
@@ -565,24 +583,11 @@ TEST_F(HhzsTest, NoSwapWhenEverySsdSstRanksHigher) {
 }
 
 TEST_F(HhzsTest, ThePapersRulesMoveAnSstAboveTheTieringLevelUpAndBackDown) {
-  auto s = Make("p+m");
-  AboveTheTieringLevel(*s);
-  HddReads(*s, 30, 20);
-  // One free zone (2 empty - 1 GC), more than the demand below L_t (0):
-  // popularity migration moves #30, the hottest HDD SST, though it is at L3.
   std::vector<DeviceView> devices{Ssd(10, 2, 2, 2), Hdd()};
-  auto m = s->NextMigration(devices);
-  ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->path, SstName(30));
-  EXPECT_EQ(m->to_device, 0u);
-  s->OnPlaced(SstHint(30), 0, true, 1 << 20);
-  devices[0].empty_zones = 1;
+  auto s = HotL3SstMovedUp(devices);
   // Reads still HDD-bound: capacity migration, which runs first, sends it
   // back, as 3.4's two rules have it.
-  clock_.Set(2 * kSec + kSec / 2);
-  for (int i = 0; i < 12; ++i) s->view().RecordRead(31);
-  clock_.Set(3 * kSec);
-  m = s->NextMigration(devices);
+  auto m = s->NextMigration(devices);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->path, SstName(30));
   EXPECT_EQ(m->to_device, 1u);
@@ -593,27 +598,14 @@ TEST_F(HhzsTest, ThePapersRulesMoveAnSstAboveTheTieringLevelUpAndBackDown) {
 
 TEST_F(HhzsTest, PopularityMovesAnSstAboveTheTieringLevelIntoSpareZonesAndKeepsIt) {
   spare_migration_ = true;  // ours
-  auto s = Make("p+m");
-  AboveTheTieringLevel(*s);
-  HddReads(*s, 30, 20);
-  // One free zone (2 empty - 1 GC), no write in flight: #30, hot but at
-  // L3, takes it.
   std::vector<DeviceView> devices{Ssd(10, 2, 2, 2), Hdd()};
-  auto m = s->NextMigration(devices);
-  ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->path, SstName(30));
-  EXPECT_EQ(m->to_device, 0u);
-  s->OnPlaced(SstHint(30), 0, true, 1 << 20);
-  devices[0].empty_zones = 1;
+  auto s = HotL3SstMovedUp(devices);
   // Reads stay HDD-bound (on #31): capacity migration leaves #30, and
   // #31 neither fits nor outranks it.
-  clock_.Set(2 * kSec + kSec / 2);
-  for (int i = 0; i < 12; ++i) s->view().RecordRead(31);
-  clock_.Set(3 * kSec);
   EXPECT_FALSE(s->NextMigration(devices).has_value());
   // Reads no longer HDD-bound: the paper's capacity migration sends it back.
   clock_.Set(10 * kSec);
-  m = s->NextMigration(devices);
+  auto m = s->NextMigration(devices);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->path, SstName(30));
   EXPECT_EQ(m->to_device, 1u);
