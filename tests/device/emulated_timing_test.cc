@@ -45,15 +45,22 @@ NandParams SmallNand() {
   return p;
 }
 
+// Four TLC zones of kZoneSize, timed by SmallNand().
+DeviceInfo SmallSsdInfo() {
+  DeviceInfo info;
+  info.name = "small-ssd";
+  info.zone_size = kZoneSize;
+  info.zone_capacity = kZoneSize;
+  info.num_zones = 4;
+  info.native_cell_mode = info.default_cell_mode = CellMode::kTlc;
+  return info;
+}
+
 class EmulatedDeviceTimingTest : public ::testing::Test {
  protected:
   void SetUp() override {
     EmulatorOptions opts;
-    opts.info.name = "small-ssd";
-    opts.info.zone_size = kZoneSize;
-    opts.info.zone_capacity = kZoneSize;
-    opts.info.num_zones = 4;
-    opts.info.native_cell_mode = opts.info.default_cell_mode = CellMode::kTlc;
+    opts.info = SmallSsdInfo();
     opts.timing = std::make_unique<NandTiming>(SmallNand(), kZoneSize);
     clock_ = std::make_shared<ManualClock>(kStart);
     opts.clock = clock_;
@@ -153,11 +160,7 @@ class SlowBacking : public Backing {
 std::unique_ptr<EmulatedDevice> SlowDevice(std::shared_ptr<ManualClock> clock,
                                            uint64_t delay_ns, bool timed = true) {
   EmulatorOptions opts;
-  opts.info.name = "small-ssd";
-  opts.info.zone_size = kZoneSize;
-  opts.info.zone_capacity = kZoneSize;
-  opts.info.num_zones = 4;
-  opts.info.native_cell_mode = opts.info.default_cell_mode = CellMode::kTlc;
+  opts.info = SmallSsdInfo();
   if (timed) opts.timing = std::make_unique<NandTiming>(SmallNand(), kZoneSize);
   opts.backing = std::make_unique<SlowBacking>(opts.info, clock, delay_ns);
   opts.clock = clock;
