@@ -93,6 +93,16 @@ class HhzsTest : public ::testing::Test {
     clock_.Set(2 * kSec);
   }
 
+  // L0: an intra-L0 output of six SSD zones (#1) and two SSTs (#2, #3);
+  // L1: #10, #11; all on the HDD. A_0 = 8, A_1 = 2.
+  void HddL0AndL1(Scheme& s) {
+    AddSst(s, 1, 0, false, 0, 6 * devices_[0].zone_capacity);
+    AddSst(s, 2, 0, false);
+    AddSst(s, 3, 0, false);
+    AddSst(s, 10, 1, false);
+    AddSst(s, 11, 1, false);
+  }
+
   // p+m over AboveTheTieringLevel with `devices`' one free zone (2 empty
   // - 1 GC) and no write in flight: popularity migration moves #30, the
   // hottest HDD SST though it is at L3, into it. Then the zone is taken,
@@ -198,14 +208,7 @@ TEST_F(HhzsTest, AnHddL0InOneCompactionLeavesTheSsdToItsOutputsWhenAsked) {
   exclude_hdd_inputs_ = true;  // ours
   min_tiering_level_ = 0;
   auto s = Make("p");
-  // L0: an intra-L0 output of six zones and two SSTs, all on the HDD;
-  // L1: two SSTs on the HDD. 8 >= 7: t = 0, an L1 SST goes to the HDD.
-  const uint64_t zone = devices_[0].zone_capacity;
-  AddSst(*s, 1, 0, false, 0, 6 * zone);
-  AddSst(*s, 2, 0, false);
-  AddSst(*s, 3, 0, false);
-  AddSst(*s, 10, 1, false);
-  AddSst(*s, 11, 1, false);
+  HddL0AndL1(*s);  // 8 >= 7: t = 0, an L1 SST goes to the HDD
   EXPECT_EQ(s->Place(SstHint(100, 1), devices_).devices, (Devices{1, 0}));
   // All of them merge into L1: the HDD inputs will never take SSD zones,
   // and the 10 zones they become are D_1. 0, 10 >= 7: t = 1 with 7 slots.
@@ -216,12 +219,7 @@ TEST_F(HhzsTest, AnHddL0InOneCompactionLeavesTheSsdToItsOutputsWhenAsked) {
 
 TEST_F(HhzsTest, ThePapersAiCountsHddInputsOfARunningCompaction) {
   auto s = Make("p");
-  const uint64_t zone = devices_[0].zone_capacity;
-  AddSst(*s, 1, 0, false, 0, 6 * zone);
-  AddSst(*s, 2, 0, false);
-  AddSst(*s, 3, 0, false);
-  AddSst(*s, 10, 1, false);
-  AddSst(*s, 11, 1, false);
+  HddL0AndL1(*s);
   s->view().CompactionStarted(1, 1, {{1, 0}, {2, 0}, {3, 0}, {10, 1}, {11, 1}});
   // A_0 = 8 >= 7: t = 0, raised to 1 as in the authors' code, with
   // 7 - (8 + 0) < 0 slots: the compaction's L1 outputs go to the HDD.
