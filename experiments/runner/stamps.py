@@ -40,27 +40,25 @@ def git_state(root):
                           or "").strip()}
 
 
-def build_type(build_dir):
+def cmake_cache(build_dir, key, default):
+    """The value of `key` in a build directory's CMakeCache.txt."""
     try:
         with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
             for line in f:
-                if line.startswith("CMAKE_BUILD_TYPE:"):
+                if line.startswith(key + ":"):
                     return line.split("=", 1)[1].strip()
     except OSError:
         pass
-    return "unknown"
+    return default
+
+
+def build_type(build_dir):
+    return cmake_cache(build_dir, "CMAKE_BUILD_TYPE", "unknown")
 
 
 def source_dir(build_dir):
     """The source tree a build directory was configured from."""
-    try:
-        with open(os.path.join(build_dir, "CMakeCache.txt")) as f:
-            for line in f:
-                if line.startswith("CMAKE_HOME_DIRECTORY:"):
-                    return line.split("=", 1)[1].strip()
-    except OSError:
-        pass
-    return ROOT
+    return cmake_cache(build_dir, "CMAKE_HOME_DIRECTORY", ROOT)
 
 
 def newest_source_mtime(root):

@@ -193,11 +193,16 @@ class RunnerTest(unittest.TestCase):
         self.assertIn("throttled not run", err)
         self.assertEqual(self.ncalls(), 1)
 
+    def script(self, name, body):
+        """An executable shell script `name` in the test's folder."""
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(f"#!/bin/sh\n{body}\n")
+        os.chmod(path, 0o755)
+        return path
+
     def test_unknown_scheme_option_refused_before_running(self):
-        zsctl = os.path.join(self.tmp, "zsctl")
-        with open(zsctl, "w") as f:
-            f.write("#!/bin/sh\necho 'hhzs'\necho '    spare_placement   false   ours'\n")
-        os.chmod(zsctl, 0o755)
+        zsctl = self.script("zsctl", "echo 'hhzs'\necho '    spare_placement   false   ours'")
         code, err = self.main(*self.argv("refinements", "--zsctl", zsctl))
         self.assertEqual(code, 2)
         self.assertIn("cache_refresh is not an option", err)
@@ -253,10 +258,7 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(self.ncalls(), 0)
 
     def test_busy_exits_4_unless_ignored(self):
-        busy = os.path.join(self.tmp, "zsfakebusy")
-        with open(busy, "w") as f:
-            f.write("#!/bin/sh\nsleep 30\n")
-        os.chmod(busy, 0o755)
+        busy = self.script("zsfakebusy", "sleep 30")
         proc = subprocess.Popen([busy], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
         try:
