@@ -15,9 +15,16 @@ for p in "${packages[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "installing: ${missing[*]}"
+# One line for the user; apt's own output goes to a log, shown if it fails.
+echo "installing ${#missing[@]} Debian packages: ${missing[*]}"
 sudo=""
 [ "$(id -u)" -ne 0 ] && sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+log=$(mktemp -t zonestack-apt.XXXXXX)
+if ! { $sudo apt-get update -qq &&
+       $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; } > "$log" 2>&1; then
+  tail -n 30 "$log" >&2
+  echo "deps.sh: installing packages failed (apt's log: $log)" >&2
+  exit 1
+fi
+rm -f "$log"
