@@ -1,34 +1,56 @@
 #!/usr/bin/env bash
-# The main job, on emulated devices with real-time timing models:
-#  1. devbench over the papers' devices, each figure beside the published one;
-#  2. zsbench: YCSB A on unmodified RocksDB over three ZoneStack volumes
-#     (ZN540 alone, ZN540 + HM-SMR, HM-SMR alone), side by side, with
-#     latency percentiles, per-device busy time and write amplification.
+# The main job, a few minutes on emulated devices with real-time timing:
+#  1. device calibration: devbench over the ZN540 ZNS SSD and the
+#     ST14000NM0007 HM-SMR HDD the HHZS paper used, each figure beside the
+#     published one;
+#  2. what ZoneStack is for: unmodified RocksDB on one hybrid volume (a
+#     ZN540 + an ST14000NM0007), HHZS side by side with B3 (SSTs of levels
+#     0-2 on the SSD) and RocksDB's own tiered storage, on a short YCSB A
+#     load and run (the HHZS experiment `demo` at the `--quick` preset),
+#     the ratios printed with the paper's beside them.
+# A look, not a measurement: one run at 1/2048 scale. The measured results
+# are in experiments/hhzs/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-build=${BUILD_DIR:-build}
+build=build   # experiments/run.sh builds and uses build/ too
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
-ninja -C "$build" zsctl zsbench
+echo "building zsctl and zsbench (RelWithDebInfo, $build/)"
+ninja -C "$build" --quiet zsctl zsbench
 zsctl="$build/src/tools/zsctl"
-"$zsctl" presets
-for uri in "emu:zn540?zones=64&scale=1/64" \
-           "emu:st14000nm0007?scale=1/64" \
-           "emu:st13125nm007?scale=1/64"; do
+
+echo
+echo "== 1. The devices, calibrated against their published figures"
+for uri in "emu:zn540?zones=64&scale=1/64" "emu:st14000nm0007?scale=1/64"; do
   echo
   "$zsctl" devbench "$uri" --seconds "${DEMO_SECONDS:-1}"
 done
+
 echo
-echo "YCSB A on RocksDB over three volumes (real-time emulation), each fresh:"
-echo "  zns: a ZN540 alone; hybrid: a small ZN540 + an ST14000NM0007 (SSD first, then HDD);"
-echo "  hdd: the ST14000NM0007 alone. Ratios are against zns, measured in this run."
-echo "  The HDD has its 256 MB write cache on, as the drive ships: every put's WAL flush"
-echo "  reaches the device (docs/architecture.md), which write-through would make a seek."
-# The drive's write cache (256 MB), as in the HHZS experiments.
-hdd="emu:st14000nm0007?zones=200&scale=1/64&write_cache=268435456"
-"$build/src/tools/zsbench" \
-  --scheme zns="zonestack://emu:zn540?zones=24&scale=1/64" \
-  --scheme hybrid="zonestack://emu:zn540?zones=8&scale=1/64;$hdd" \
-  --scheme hdd="zonestack://$hdd" \
-  --workload ycsb-a-load,ycsb-a --records "${DEMO_RECORDS:-50000}" --ops "${DEMO_OPS:-5000}" \
-  --json "${DEMO_JSON:-$build/demo-results.json}"
+echo "== 2. HHZS, B3 and RocksDB's tiered storage on a hybrid ZN540 + ST14000NM0007 volume"
+echo "   YCSB A: load, then 20 s of 50% reads / 50% updates; each scheme on a fresh volume."
+results="$build/demo-results"
+set +e
+experiments/run.sh hhzs demo --quick --fresh --ignore-busy --results "$results" > "$build/demo.out"
+rc=$?
+set -e
+report=$(sed -n 's/^wrote //p' "$build/demo.out" | tail -1)
+if [ "$rc" -ne 0 ] || [ ! -f "$report" ]; then
+  cat "$build/demo.out"
+  echo "demo: the comparison failed (runner exit $rc); logs under $results" >&2
+  exit 1
+fi
+# The demo's section of the generated report (its tables, the paper's
+# numbers beside ours), without the stamps block.
+awk '/^## Demo/ {on=1; print; next} on && /^## / {exit}
+     on && /^Stamps:/ {skip=1; next} skip && /^\*\*/ {skip=0} on && !skip' "$report"
+echo "(one run at 1/2048 scale, so single ratios swing; full report: $report)"
+
+cat <<'NEXT'
+
+== Where to go next
+  experiments/hhzs/RESULTS.md          the HHZS paper's experiments as measured here, 3 repeats each
+  experiments/run.sh hhzs list         every experiment; experiments/run.sh hhzs exp1 reruns one
+  docs/hhzs.md, docs/architecture.md   the schemes and how ZoneStack is built
+  README.md "Use it from any RocksDB program"   db_bench, ldb, your own program on a volume
+NEXT

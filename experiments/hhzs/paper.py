@@ -49,10 +49,14 @@ OPTIONS = [
 ]
 DEFAULTS = {o.name: o.default for o in OPTIONS}
 
-# A tiny end-to-end check of the runner and zsbench, not a measurement.
+# A tiny end-to-end check of the runner and zsbench, and the main job's
+# few-minute look at the schemes (scripts/demo.sh); neither a measurement.
 PRESETS = {"smoke": {"_about": "timing=none, 4000 records, 3 s run phases, 1 repeat (not a measurement)",
                      "repeats": 1, "scale": 16384, "records": 4000, "timing": "none",
-                     "seconds": 3.0, "interval": 0.5, "hdd_zones": 3000}}
+                     "seconds": 3.0, "interval": 0.5, "hdd_zones": 3000},
+           "quick": {"_about": "K = 2048 (100 MiB loads), 20 s run phases, 1 repeat: a few minutes "
+                               "for a look, not a measurement",
+                     "repeats": 1, "scale": 2048, "seconds": 20.0}}
 
 DEPARTURES = [
     ("Emulated drives.", "No ZN540 or ST14000NM0007 here; the emulator models each drive's zones, "
@@ -100,6 +104,7 @@ def same(schemes):
 # ---- Exp#1: YCSB A-F ------------------------------------------------------
 
 EXP1 = ["b3", "auto", "tiered", "hhzs"]
+DEMO = ["b3", "tiered", "hhzs"]
 
 
 def exp1_paper(label, key, pn):
@@ -398,6 +403,17 @@ EXPERIMENTS = {e.name: e for e in [
                lambda s: [Comparison("a", [("b3", "b3"), ("hhzs", "hhzs"), ("b3#2", "b3"), ("hhzs#2", "hhzs")],
                                      "hhzs-a-load,hhzs-a")],
                noise_tables),
+    Experiment("demo", "Demo: HHZS, B3 and RocksDB's tiered storage on YCSB A",
+               "B3, RocksDB's tiered storage and HHZS in one zsbench run: A's load then `seconds` of A, as "
+               "Exp#1 runs it. The main job (`scripts/demo.sh`) runs it with `--quick`.",
+               "HHZS over B3: load 1.078, A-F 1.210-1.564 (Exp#1; the paper has no tiered storage).",
+               lambda s: [Comparison("a", same(DEMO), "hhzs-a-load,hhzs-a")],
+               lambda sm: [ratio_table(sm, "Demo throughput ratios", [("hhzs/b3", "hhzs", "b3"),
+                                       ("tiered/b3", "tiered", "b3"), ("hhzs/tiered", "hhzs", "tiered")],
+                                       paper=exp1_paper),
+                           tables.read_sources(sm, "Demo: where user reads went (run phase)", DEMO),
+                           tables.hdd_time(sm, "Demo: where the HDD's time went (run phase)", DEMO)],
+               report=False),
     Experiment("refinements", "Our refinements against the paper's HHZS",
                "HHZS (and AUTO) as the paper describes them against the same scheme with one of our "
                "options each (`docs/hhzs.md`), all in one zsbench run: W2's load then 30 s of 50% reads "

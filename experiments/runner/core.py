@@ -41,10 +41,12 @@ class Experiment:
     """name: the command-line name. title: the section heading. how: what
     is measured and how, for the report. paper: the paper's numbers in
     words. comparisons(settings) -> [Comparison]. tables(summary) ->
-    [Table], from the summary alone."""
+    [Table], from the summary alone. report: whether the paper's report
+    lists it before it is run (a demo is not a measurement to wait for)."""
     name: str
     title: str
     how: str
     paper: str
     comparisons: Callable
     tables: Callable
+    report: bool = True

@@ -166,6 +166,8 @@ def generate(paper, settings, docs_dir, fig_dir, out_path):
     parts += [f"- **{what}** {why}" for what, why in paper.DEPARTURES] + [""]
     for exp in paper.EXPERIMENTS.values():
         summary = load_summary(os.path.join(docs_dir, "summary", f"{exp.name}.json"))
+        if summary is None and not exp.report:
+            continue  # a look, not a measurement: only where it was run
         parts.append(experiment_section(paper, exp, summary, docs_dir, fig_dir, settings))
     text = "\n".join(parts).rstrip() + "\n"
     os.makedirs(os.path.dirname(out_path), exist_ok=True)
