@@ -223,6 +223,7 @@ class RunnerTest(unittest.TestCase):
         self.assertIn("Hand-written words.", text)
         self.assertIn("runs counted: 3 of 3", text)
         self.assertEqual(text.count("Not yet measured"), 11)
+        self.assertNotIn("## Demo", text)                   # listed only where it ran
 
     def test_every_experiment_runs_and_reports(self):
         code, err = self.main(*self.argv("all", "--repeats", "2"))
@@ -230,6 +231,7 @@ class RunnerTest(unittest.TestCase):
         docs = glob.glob(os.path.join(self.results, "hhzs", "custom", "*"))[0]
         text = read(os.path.join(docs, "RESULTS.md"))
         self.assertNotIn("Not yet measured", text)
+        self.assertIn("## Demo", text)
         self.assertIn("| 64 |", text)                       # Exp#6's last rate
         self.assertIn("| L0 |", text)                       # O1's level box
         self.assertIn("1.188", text)                        # a paper number beside ours
