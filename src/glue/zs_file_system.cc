@@ -256,8 +256,16 @@ IOStatus ZoneStackFileSystem::RenameFile(const std::string& src, const std::stri
                                          const IOOptions& /*options*/, Dbg* /*dbg*/) {
   const std::string from = Normalize(src);
   const std::string to = Normalize(target);
+  const auto stat = volume_->Stat(from);
+  const bool is_dir = stat.ok() && stat->is_dir;
   absl::Status s = volume_->Rename(from, to);
-  if (s.ok() && sst_hints_) sst_hints_->Rename(from, to);
+  if (s.ok() && sst_hints_) {
+    if (is_dir) {
+      sst_hints_->RenameDir(from, to);
+    } else {
+      sst_hints_->Rename(from, to);
+    }
+  }
   return ToIOStatus(s, from);
 }
 

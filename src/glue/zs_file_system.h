@@ -90,6 +90,8 @@ class ZoneStackFileSystem : public rocksdb::FileSystem {
   // In seconds since the epoch, as POSIX's st_mtime.
   IOStatus GetFileModificationTime(const std::string& fname, const IOOptions& options,
                                    uint64_t* file_mtime, Dbg* dbg) override;
+  // Renames a file, or a directory with everything below it (a
+  // checkpoint publishes its ".checkpointN.tmp" directory so); atomic.
   IOStatus RenameFile(const std::string& src, const std::string& target,
                       const IOOptions& options, Dbg* dbg) override;
   IOStatus LinkFile(const std::string& src, const std::string& target,

@@ -2,6 +2,7 @@
 
 #include <span>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "glue/background_job.h"
@@ -66,6 +67,24 @@ void SstHints::Rename(const std::string& from, const std::string& to) {
   hints_.erase(it);
   hint.name = to;
   hints_[to] = std::move(hint);
+}
+
+void SstHints::RenameDir(const std::string& from, const std::string& to) {
+  const std::string prefix = from + "/";
+  absl::MutexLock lock(&mu_);
+  std::vector<zfs::FileHint> moved;
+  for (auto it = hints_.begin(); it != hints_.end();) {
+    if (absl::StartsWith(it->first, prefix)) {
+      moved.push_back(std::move(it->second));
+      hints_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+  for (zfs::FileHint& hint : moved) {
+    hint.name = to + hint.name.substr(from.size());
+    hints_[hint.name] = std::move(hint);
+  }
 }
 
 // ---- ZsWritableFile ----
@@ -134,6 +153,12 @@ rocksdb::IOStatus ZsWritableFile::Close(const rocksdb::IOOptions& /*options*/,
 uint64_t ZsWritableFile::GetFileSize(const rocksdb::IOOptions& /*options*/,
                                      rocksdb::IODebugContext* /*dbg*/) {
   return file_->size();
+}
+
+rocksdb::IOStatus ZsWritableFile::Truncate(uint64_t size, const rocksdb::IOOptions& /*options*/,
+                                           rocksdb::IODebugContext* /*dbg*/) {
+  if (size == file_->size()) return rocksdb::IOStatus::OK();
+  return rocksdb::IOStatus::NotSupported(path_, "zoned files cannot be truncated");
 }
 
 void ZsWritableFile::SetWriteLifeTimeHint(rocksdb::Env::WriteLifeTimeHint hint) {

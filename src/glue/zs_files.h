@@ -36,6 +36,8 @@ class SstHints {
   std::optional<zfs::FileHint> Get(const std::string& path) const;
   void Erase(const std::string& path);
   void Rename(const std::string& from, const std::string& to);
+  // Every path below directory `from` moves below `to`.
+  void RenameDir(const std::string& from, const std::string& to);
 
  private:
   mutable absl::Mutex mu_;
@@ -68,6 +70,12 @@ class ZsWritableFile : public rocksdb::FSWritableFile {
                           rocksdb::IODebugContext* dbg) override;
   uint64_t GetFileSize(const rocksdb::IOOptions& options,
                        rocksdb::IODebugContext* dbg) override;
+  // OK to the file's own size, NotSupported below it: zoned files are
+  // append-only. RocksDB's default says OK and truncates nothing, which
+  // would loop DeleteScheduler's chunked deletion (bytes_max_delete_chunk)
+  // forever; NotSupported makes it delete the file whole.
+  rocksdb::IOStatus Truncate(uint64_t size, const rocksdb::IOOptions& options,
+                             rocksdb::IODebugContext* dbg) override;
   // RocksDB tells the lifetime only after creating the file (before the
   // first Append); it is passed on to zfs with Volume::SetHint.
   void SetWriteLifeTimeHint(rocksdb::Env::WriteLifeTimeHint hint) override;

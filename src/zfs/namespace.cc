@@ -1,4 +1,6 @@
 // Names and directories: every change is one durable metadata record.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "zfs/files.h"
 #include "zfs/volume_impl.h"
@@ -126,6 +128,7 @@ absl::Status VolumeImpl::Delete(const std::string& path) {
 absl::Status VolumeImpl::Rename(const std::string& from, const std::string& to) {
   if (auto s = CheckPath(to); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
+  if (from != "/" && dirs_.contains(from)) return RenameDir(from, to);
   std::shared_ptr<FileMeta> f = Find(from);
   if (!f) return NoSuchFile(from);
   if (from == to) return absl::OkStatus();
@@ -146,6 +149,77 @@ absl::Status VolumeImpl::Rename(const std::string& from, const std::string& to) 
   f->names = names;
   f->hint.name = names[0];
   ResetDeadZones();
+  return absl::OkStatus();
+}
+
+// One record moves the whole tree: put-dir for each new directory, a
+// put-file with the new names for each file with a name below `from`, and
+// delete-dir for the old directories, children first. Replay applies them
+// in that order, so a crash leaves the tree wholly at `from` or at `to`
+// (RocksDB's checkpoint publishes its ".checkpointN.tmp" directory so).
+absl::Status VolumeImpl::RenameDir(const std::string& from, const std::string& to) {
+  if (to == from) return absl::OkStatus();
+  if (to.starts_with(from + "/")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot move directory ", from, " into itself (", to, ")"));
+  }
+  if (!DirExists(ParentDir(to))) {
+    return absl::NotFoundError(absl::StrCat(ParentDir(to), ": no such directory"));
+  }
+  if (names_.contains(to)) {
+    return absl::FailedPreconditionError(absl::StrCat(to, " is a file, not a directory"));
+  }
+  const std::string prefix = from + "/";
+  const bool target_exists = DirExists(to);
+  if (target_exists) {  // rename(2): an empty directory is replaced
+    const std::string tprefix = to == "/" ? "/" : to + "/";
+    auto n = names_.lower_bound(tprefix);
+    auto d = dirs_.lower_bound(tprefix);
+    if (to == "/" || (n != names_.end() && n->first.starts_with(tprefix)) ||
+        (d != dirs_.end() && d->starts_with(tprefix))) {
+      return absl::FailedPreconditionError(absl::StrCat(to, ": directory not empty"));
+    }
+  }
+  auto moved = [&](const std::string& path) {
+    return path.starts_with(prefix) ? to + path.substr(from.size()) : path;
+  };
+  std::vector<std::string> old_dirs = {from};
+  for (auto d = dirs_.lower_bound(prefix); d != dirs_.end() && d->starts_with(prefix); ++d) {
+    old_dirs.push_back(*d);
+  }
+  std::vector<std::shared_ptr<FileMeta>> files;  // each once, even with two names below
+  for (auto n = names_.lower_bound(prefix); n != names_.end() && n->first.starts_with(prefix);
+       ++n) {
+    std::shared_ptr<FileMeta> f = files_.at(n->second);
+    if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+  }
+  std::vector<Op> ops;
+  for (const std::string& d : old_dirs) {  // sorted: parents before children
+    if (d == from && target_exists) continue;
+    ops.push_back({.type = OpType::kPutDir, .path = d == from ? to : moved(d)});
+  }
+  std::vector<std::vector<std::string>> new_names;
+  for (const auto& f : files) {
+    std::vector<std::string> names;
+    for (const std::string& n : f->names) names.push_back(moved(n));
+    ops.push_back(PutWithNames(*f, names));
+    new_names.push_back(std::move(names));
+  }
+  for (auto d = old_dirs.rbegin(); d != old_dirs.rend(); ++d) {
+    ops.push_back({.type = OpType::kDeleteDir, .path = *d});
+  }
+  if (auto s = Commit(std::move(ops)); !s.ok()) return s;
+  for (size_t i = 0; i < files.size(); ++i) {
+    for (const std::string& n : files[i]->names) names_.erase(n);
+    files[i]->names = std::move(new_names[i]);
+    for (const std::string& n : files[i]->names) names_[n] = files[i]->id;
+    files[i]->hint.name = files[i]->names[0];
+  }
+  for (const std::string& d : old_dirs) dirs_.erase(d);
+  dirs_.insert(to);
+  for (const std::string& d : old_dirs) {
+    if (d != from) dirs_.insert(moved(d));
+  }
   return absl::OkStatus();
 }
 

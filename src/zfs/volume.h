@@ -222,7 +222,9 @@ class Volume {
   absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path) const;
   absl::Status Delete(const std::string& path);
   // Atomic: `to` is replaced if it exists, in one metadata record. Fails
-  // if `to` is a directory.
+  // if `to` is a directory. A directory `from` moves with everything
+  // below it, also in one record (as rename(2)): `to` must not exist, or
+  // be an empty directory, and must not lie below `from`.
   absl::Status Rename(const std::string& from, const std::string& to);
   absl::Status Link(const std::string& from, const std::string& to);
   absl::StatusOr<FileStat> Stat(const std::string& path) const;

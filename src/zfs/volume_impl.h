@@ -177,6 +177,9 @@ class VolumeImpl {
   absl::Status Delete(const std::string& path);
   absl::Status Rename(const std::string& from, const std::string& to);
   absl::Status Link(const std::string& from, const std::string& to);
+  // Rename of a directory and everything below it, in one record.
+  absl::Status RenameDir(const std::string& from, const std::string& to)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::StatusOr<FileStat> Stat(const std::string& path) const;
   absl::StatusOr<std::vector<std::string>> List(const std::string& dir) const;
   absl::Status CreateDir(const std::string& path);

@@ -145,6 +145,54 @@ TEST_F(FileSystemTest, Directories) {
   EXPECT_FALSE(fs_->DeleteDir("/a", io_, nullptr).ok());  // not empty
 }
 
+TEST_F(FileSystemTest, RenameMovesADirectoryWithItsFiles) {
+  // What a checkpoint does: links into "/db/.checkpoint1.tmp", then a
+  // rename of that directory to the checkpoint's name.
+  ASSERT_TRUE(fs_->CreateDirIfMissing("/db", io_, nullptr).ok());
+  Write("/db/000007.sst", "table");
+  ASSERT_TRUE(fs_->CreateDir("/db/.checkpoint1.tmp", io_, nullptr).ok());
+  ASSERT_TRUE(fs_->LinkFile("/db/000007.sst", "/db/.checkpoint1.tmp/000007.sst", io_, nullptr).ok());
+  Write("/db/.checkpoint1.tmp/CURRENT", "MANIFEST-000005\n");
+  ASSERT_TRUE(fs_->RenameFile("/db/.checkpoint1.tmp/", "/cp", io_, nullptr).ok());
+  EXPECT_TRUE(fs_->FileExists("/db/.checkpoint1.tmp", io_, nullptr).IsNotFound());
+  std::vector<std::string> children;
+  ASSERT_TRUE(fs_->GetChildren("/cp", io_, &children, nullptr).ok());
+  std::sort(children.begin(), children.end());
+  EXPECT_EQ(children, (std::vector<std::string>{"000007.sst", "CURRENT"}));
+  EXPECT_EQ(ReadAll("/cp/000007.sst"), "table");
+  bool same = false;
+  ASSERT_TRUE(fs_->AreFilesSame("/db/000007.sst", "/cp/000007.sst", io_, &same, nullptr).ok());
+  EXPECT_TRUE(same);
+  std::unique_ptr<rocksdb::FSDirectory> dir;
+  ASSERT_TRUE(fs_->NewDirectory("/cp", io_, &dir, nullptr).ok());
+  EXPECT_TRUE(dir->Fsync(io_, nullptr).ok());
+  // A directory cannot replace a file, nor a non-empty directory.
+  EXPECT_FALSE(fs_->RenameFile("/cp", "/db/000007.sst", io_, nullptr).ok());
+  EXPECT_FALSE(fs_->RenameFile("/cp", "/db", io_, nullptr).ok());
+  EXPECT_FALSE(fs_->DeleteDir("/cp", io_, nullptr).ok());  // not empty
+  ASSERT_TRUE(fs_->DeleteFile("/cp/000007.sst", io_, nullptr).ok());
+  ASSERT_TRUE(fs_->DeleteFile("/cp/CURRENT", io_, nullptr).ok());
+  ASSERT_TRUE(fs_->DeleteDir("/cp", io_, nullptr).ok());
+  EXPECT_TRUE(fs_->FileExists("/cp", io_, nullptr).IsNotFound());
+  EXPECT_EQ(ReadAll("/db/000007.sst"), "table");
+}
+
+TEST_F(FileSystemTest, AppendOnlyFilesRefuseRandomWritesAndShrinking) {
+  // Zoned files are append-only. RocksDB then leaves an ingested file's
+  // global sequence number unwritten and keeps it in the MANIFEST.
+  Write("/f", "data");
+  std::unique_ptr<rocksdb::FSRandomRWFile> rw;
+  EXPECT_TRUE(fs_->NewRandomRWFile("/f", {}, &rw, nullptr).IsNotSupported());
+  // DeleteScheduler's chunked deletion truncates through a reopened file;
+  // it must hear NotSupported (and delete whole), not a false OK.
+  std::unique_ptr<rocksdb::FSWritableFile> w;
+  ASSERT_TRUE(fs_->ReopenWritableFile("/f", {}, &w, nullptr).ok());
+  EXPECT_TRUE(w->Truncate(4, io_, nullptr).ok());  // its own size: nothing to do
+  EXPECT_TRUE(w->Truncate(2, io_, nullptr).IsNotSupported());
+  ASSERT_TRUE(w->Close(io_, nullptr).ok());
+  EXPECT_EQ(ReadAll("/f"), "data");
+}
+
 TEST_F(FileSystemTest, RenameLinkAndSameness) {
   Write("/x", "data");
   Write("/y", "other");

@@ -1,6 +1,6 @@
 // Crash consistency. Each iteration runs a random workload (creates,
-// appends, syncs, closes, reopens, renames, links, deletes, directories,
-// forced GC) against a model of what was acknowledged, cuts the power
+// appends, syncs, closes, reopens, renames, links, deletes, directories
+// made, renamed with their files and deleted, forced GC) against a model of what was acknowledged, cuts the power
 // between operations or in the middle of one (EmulatedDevice::PowerOffAfter),
 // mounts again and checks: every acknowledged name change is there, every
 // file holds at least its synced bytes and at most what was appended, as a
@@ -183,8 +183,21 @@ class Workload {
 
   bool Dirs() {
     const std::string dir = rng_() % 2 ? "/a" : "/b";
+    const std::string other = dir == "/a" ? "/b" : "/a";
     if (!model_.dirs.contains(dir)) {
       return Done(vol_->CreateDir(dir), [&](Model& m) { m.dirs.insert(dir); });
+    }
+    if (!model_.dirs.contains(other) && rng_() % 2) {
+      // The directory with its files (and open writers) moves in one record.
+      return Done(vol_->Rename(dir, other), [&](Model& m) {
+        std::map<std::string, int> names;
+        for (const auto& [name, id] : m.names) {
+          names[name.starts_with(dir + "/") ? other + name.substr(dir.size()) : name] = id;
+        }
+        m.names = std::move(names);
+        m.dirs.erase(dir);
+        m.dirs.insert(other);
+      });
     }
     for (const auto& [name, id] : model_.names) {
       if (name.starts_with(dir + "/")) return true;

@@ -1,5 +1,5 @@
 // Names and directories: create, list, stat, delete, rename (atomic
-// replace), links, directories, path checks, reopen for append, truncating
+// replace, of files and of directories), links, directories, path checks, reopen for append, truncating
 // create, and deleted-but-open files. Every change must also survive a
 // remount, since a metadata record that replays differently from how it
 // applied live is the classic bug here.
@@ -122,6 +122,83 @@ TEST_F(NamespaceTest, RenameOntoADirectoryFails) {
   EXPECT_FALSE(vol_->Rename("/f", "/d").ok());
   EXPECT_TRUE(vol_->Stat("/d")->is_dir);
   ExpectContent("/f", 1, 10);
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(NamespaceTest, RenameMovesADirectoryWithEverythingBelowIt) {
+  // A RocksDB checkpoint: SSTs hard-linked into a temporary directory,
+  // which is then renamed to its final name.
+  ASSERT_OK(vol_->CreateDir("/db"));
+  ASSERT_OK(vol_->CreateDir("/cp.tmp/sub"));
+  Write("/db/1.sst", 1, 5000);
+  ASSERT_OK(vol_->Link("/db/1.sst", "/cp.tmp/1.sst"));
+  Write("/cp.tmp/CURRENT", 2, 16);
+  Write("/cp.tmp/sub/f", 3, 100);
+  ASSERT_OK(vol_->Rename("/cp.tmp", "/cp"));
+  auto check = [&] {
+    EXPECT_FALSE(Exists("/cp.tmp"));
+    EXPECT_FALSE(Exists("/cp.tmp/1.sst"));
+    EXPECT_EQ(*vol_->List("/"), (std::vector<std::string>{"cp", "db"}));
+    EXPECT_EQ(*vol_->List("/cp"), (std::vector<std::string>{"1.sst", "CURRENT", "sub"}));
+    EXPECT_EQ(*vol_->List("/cp/sub"), std::vector<std::string>{"f"});
+    ExpectContent("/cp/1.sst", 1, 5000);
+    ExpectContent("/db/1.sst", 1, 5000);
+    ExpectContent("/cp/CURRENT", 2, 16);
+    ExpectContent("/cp/sub/f", 3, 100);
+    EXPECT_EQ(vol_->Stat("/db/1.sst")->links, 2u);
+    ExpectConsistent(*vol_);
+  };
+  check();
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  check();
+  // The link outside the directory stays one file with the moved name.
+  ASSERT_OK(vol_->Delete("/db/1.sst"));
+  ExpectContent("/cp/1.sst", 1, 5000);
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  ExpectContent("/cp/1.sst", 1, 5000);
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(NamespaceTest, RenameOfADirectoryKeepsAWriterWriting) {
+  ASSERT_OK(vol_->CreateDir("/a"));
+  auto w = vol_->Create("/a/f", {});
+  ASSERT_OK(w);
+  ASSERT_OK((*w)->Append(Pattern(1, 3000)));
+  ASSERT_OK(vol_->Rename("/a", "/b"));
+  ASSERT_OK((*w)->Append(Pattern(2, 10)));
+  ASSERT_OK((*w)->Close());
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  ASSERT_OK_AND_ASSIGN(FileStat st, vol_->Stat("/b/f"));
+  EXPECT_EQ(st.size, 3010u);
+  EXPECT_FALSE(Exists("/a"));
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(NamespaceTest, RenameOfADirectoryFollowsRename2) {
+  ASSERT_OK(vol_->CreateDir("/d/sub"));
+  Write("/d/f", 1, 10);
+  ASSERT_OK(vol_->CreateDir("/empty"));
+  ASSERT_OK(vol_->CreateDir("/full"));
+  Write("/full/g", 2, 10);
+  Write("/file", 3, 10);
+  // Into itself, onto a file, onto a non-empty directory, under a missing
+  // parent: refused, nothing changed.
+  EXPECT_EQ(vol_->Rename("/d", "/d/sub/x").code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(vol_->Rename("/d", "/file").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(vol_->Rename("/d", "/full").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(vol_->Rename("/d", "/nodir/d").code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(vol_->Rename("/nodir", "/x").code(), absl::StatusCode::kNotFound);
+  ExpectContent("/d/f", 1, 10);
+  ExpectContent("/file", 3, 10);
+  // An empty directory is replaced; a directory moves under another.
+  ASSERT_OK(vol_->Rename("/d", "/empty"));
+  ASSERT_OK(vol_->Rename("/empty", "/full/d"));
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  EXPECT_FALSE(Exists("/d"));
+  EXPECT_FALSE(Exists("/empty"));
+  EXPECT_EQ(*vol_->List("/full"), (std::vector<std::string>{"g", "d"}));  // files, then dirs
+  EXPECT_EQ(*vol_->List("/full/d"), (std::vector<std::string>{"f", "sub"}));
+  ExpectContent("/full/d/f", 1, 10);
   ExpectConsistent(*vol_);
 }
 
