@@ -7,6 +7,7 @@ packages=(
   libabsl-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libxxhash-dev zlib1g-dev librocksdb-dev libzbd-dev
   python3
+  dpkg-dev libgflags-dev  # db_stress from Debian's source (tests/stress/)
 )
 
 missing=()
