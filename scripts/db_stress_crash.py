@@ -92,10 +92,11 @@ def stress_flags(args, rng, work, final):
         "prefix_size": rng.choice([1, 5, 7, 8]),
         "format_version": rng.choice([2, 3, 4, 5]),
         "progress_reports": 0,
-        # Runs that are killed run "forever"; reopens then come from the
-        # runs that end by themselves and from the restarts.
-        "ops_per_thread": args.final_ops if final else 100000000,
-        "reopen": 2 if final else 0,
+        # A run to be killed has more to do than it will get done, and
+        # closes and reopens the DB every 2,500 operations per thread, so
+        # some kills land in or just after a reopen.
+        "ops_per_thread": args.final_ops if final else 50000,
+        "reopen": 2 if final else 19,
     }
     if args.mode == "txn":
         flags.update({"use_txn": 1, "txn_write_policy": 0, "checkpoint_one_in": 0,
