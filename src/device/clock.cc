@@ -46,8 +46,11 @@ void RealClock::WaitUntil(uint64_t t) {
 }
 
 RealClock* RealClock::Default() {
-  static RealClock clock;
-  return &clock;
+  // Never destroyed: threads may outlive main's statics (a mounted volume's
+  // GC thread while a program exits without closing it), and a destroyed
+  // clock's NowNs is a pure virtual call that aborts the exit.
+  static RealClock* clock = new RealClock;
+  return clock;
 }
 
 void ManualClock::WaitUntil(uint64_t t) {

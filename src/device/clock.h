@@ -36,6 +36,8 @@ class RealClock : public Clock {
   uint64_t SubmitTimeNs() override;
   void WaitUntil(uint64_t t) override;
 
+  // The process's clock; usable until the process ends, static
+  // destructors included.
   static RealClock* Default();
 };
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <thread>
 #include <vector>
 
@@ -49,6 +50,21 @@ TEST(ManualClockTest, ConcurrentWaitsEndAtTheLatestTarget) {
   }
   for (std::thread& t : threads) t.join();
   EXPECT_EQ(clock.NowNs(), 8u * 1000 + 999);
+}
+
+// A volume's GC thread may read the default clock while the program
+// exits. An atexit handler registered before the clock's first use runs
+// after the destructor a function-local static clock would register, so
+// it reads the clock as such a thread would after exit's destructors.
+TEST(RealClockDeathTest, DefaultOutlivesStaticDestructors) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: no clock yet
+  EXPECT_EXIT(
+      {
+        std::atexit([] { std::_Exit(RealClock::Default()->NowNs() > 0 ? 7 : 8); });
+        (void)RealClock::Default()->NowNs();
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(7), "");
 }
 
 TEST(RealClockTest, NowIsMonotonic) {
