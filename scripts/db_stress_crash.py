@@ -85,6 +85,7 @@ def stress_flags(args, rng, work, final):
         # RocksDB's own injected read errors test RocksDB, not the volume.
         "read_fault_one_in": 0,
         "compression_type": rng.choice(["none", "snappy", "lz4", "zstd"]),
+        "recycle_log_file_num": rng.randint(0, 1),  # ReuseWritableFile
         "sst_file_manager_bytes_per_sec": rng.choice([0, 104857600]),
         "sst_file_manager_bytes_per_truncate": rng.choice([0, 1048576]),
         "sync": rng.choice([0, 0, 0, 1]),

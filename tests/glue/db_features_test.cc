@@ -1,12 +1,16 @@
 // RocksDB's features that lean on the FileSystem beyond a DB's own files,
 // through the zonestack:// URI, on a ZNS volume and on a hybrid ZNS +
 // HM-SMR volume: a checkpoint (hard links, a directory renamed into
-// place), BackupEngine (backup, verify, restore, on the same volume and on
-// another), and external SST ingestion (SstFileWriter on the volume, then
-// ingestion with copy and with move_files, which links). Each is checked
+// place), BackupEngine (backup, verify, restore: on the same volume, on
+// another, on the local file system), and external SST ingestion
+// (SstFileWriter on the volume, then ingestion with copy and with
+// move_files, which links). Each is checked
 // by opening what it produced and reading every key back, also after the
 // source DB changed and after the volume is unmounted and mounted again.
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -215,6 +219,31 @@ TEST_P(DbFeaturesTest, BackupToAnotherVolumeAndRestoreFromIt) {
   EXPECT_FALSE(on_backup_volume.empty());
   backup_guard.reset();
   (void)Forget(backup_uri);
+}
+
+TEST_P(DbFeaturesTest, BackupToTheLocalFileSystemAndRestoreFromIt) {
+  std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::replace(name.begin(), name.end(), '/', '_');
+  const std::string local = absl::StrCat(::testing::TempDir(), "zs_backup_", name, "_", getpid());
+  std::filesystem::remove_all(local);
+  Open("/db", &db_);
+  ASSERT_NO_FATAL_FAILURE(Write(1, 1500));
+  rocksdb::BackupEngineOptions bopts(local);
+  bopts.backup_env = rocksdb::Env::Default();
+  rocksdb::BackupEngine* raw = nullptr;
+  ASSERT_TRUE(rocksdb::BackupEngine::Open(bopts, db_.env_guard.get(), &raw).ok());
+  std::unique_ptr<rocksdb::BackupEngine> engine(raw);
+  ASSERT_TRUE(engine->CreateNewBackup(db_.db.get(), true).ok());
+  const Model at_1[2] = {models_[0], models_[1]};
+  ASSERT_TRUE(engine->VerifyBackup(1, true).ok());
+  ASSERT_NO_FATAL_FAILURE(Write(2, 500));
+  ASSERT_TRUE(engine->RestoreDBFromBackup(1, "/restored", "/restored").ok());
+  ASSERT_TRUE(engine->DeleteBackup(1).ok());
+  engine.reset();
+  TestDb r;
+  ASSERT_NO_FATAL_FAILURE(Open("/restored", &r));
+  ExpectModels(r, at_1, "restored from the local file system");
+  std::filesystem::remove_all(local);
 }
 
 TEST_P(DbFeaturesTest, IngestionCopiesOrLinksAnSstWrittenOnTheVolume) {
