@@ -30,14 +30,19 @@ import sys
 import time
 
 # Devices at 1/64 scale (ZN540 zones of 32 MiB holding 16.8 MiB, SMR zones
-# of 4 MiB), no device timing: the point is correctness, fast.
+# of 4 MiB), no device timing: the point is correctness, fast. Sized for
+# what db_stress keeps: every MANIFEST it ever wrote (renamed, never
+# deleted; 16 KiB each, one 4 KiB block per edit on a volume, as each
+# edit is flushed) and RocksDB's last 1,000 info logs. 100 restarts on
+# 48 ZN540 zones ended in "no space" (326 MiB live, 211 MiB of it such
+# manifests).
 VOLUMES = {
     "zns": lambda d: {
-        "devices": [f"emu:zn540?zones=48&scale=1/64&timing=none&file={d}/zns.img"],
+        "devices": [f"emu:zn540?zones=128&scale=1/64&timing=none&file={d}/zns.img"],
     },
     "hybrid-hhzs": lambda d: {
-        "devices": [f"emu:zn540?zones=16&scale=1/64&timing=none&file={d}/ssd.img",
-                    f"emu:st14000nm0007?zones=300&scale=1/64&timing=none&file={d}/hdd.img"],
+        "devices": [f"emu:zn540?zones=24&scale=1/64&timing=none&file={d}/ssd.img",
+                    f"emu:st14000nm0007?zones=600&scale=1/64&timing=none&file={d}/hdd.img"],
         "scheme": {"name": "hhzs", "wal_cache_zones": 2},
     },
 }
@@ -99,6 +104,17 @@ def stress_flags(args, rng, work, final):
         "ops_per_thread": args.final_ops if final else 50000,
         "reopen": 2 if final else 19,
     }
+    # RocksDB 7.8.3 races CompactRange's change_level (RefitLevel, which
+    # db_stress asks for half the time) against an ingestion choosing its
+    # level, leaving two overlapping files in one level; its consistency
+    # check then fails the ingestion with Corruption and db_stress aborts
+    # (seen here on hybrid-hhzs, run 85 of 100: "L1 has overlapping
+    # ranges"). RocksDB fixed it in 7.10 (facebook/rocksdb#10988). So a run
+    # does one or the other; across runs both are covered.
+    if rng.randint(0, 1):
+        flags["compact_range_one_in"] = 0
+    else:
+        flags["ingest_external_file_one_in"] = 0
     if args.mode == "txn":
         flags.update({"use_txn": 1, "txn_write_policy": 0, "checkpoint_one_in": 0,
                       "ingest_external_file_one_in": 0, "enable_pipelined_write": 0,
