@@ -272,10 +272,24 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
       return grant(dev, zone, z.written);
     }
   }
-  std::string where;
+  std::string where, busy_where;
   for (uint32_t dev : d.devices) {
     if (dev >= members_.size()) continue;
-    absl::StrAppend(&where, where.empty() ? "" : ", ", members_[dev].info.name);
+    const Member& m = members_[dev];
+    absl::StrAppend(&where, where.empty() ? "" : ", ", m.info.name);
+    if (m.empty.empty() || ActiveZones(dev) < MaxActive(dev)) continue;
+    // Empty zones left, but every active zone is a writer's: the caller
+    // waits for one, and says so if it waited in vain.
+    uint32_t leased = 0;
+    for (uint32_t zone : m.partial) leased += m.zones[zone].leased ? 1 : 0;
+    absl::StrAppend(&busy_where, busy_where.empty() ? "" : ", ", m.info.name, " (", leased,
+                    " of its ", MaxActive(dev), " active zones held by open writers, ",
+                    m.empty.size(), " empty zones)");
+  }
+  if (!busy_where.empty()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "no zone to write ", file.hint.name, ": every active zone is being written on ",
+        busy_where));
   }
   return absl::ResourceExhaustedError(
       absl::StrCat("no space left on the volume for ", file.hint.name, ": no empty zone on ",
