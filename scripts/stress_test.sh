@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 kills=${1:-100}
 build=${BUILD_DIR:-build-asan}
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DZS_SANITIZE=ON > /dev/null
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DZS_SANITIZE=ON -DZS_WERROR=ON -DZS_DB_STRESS=ON > /dev/null
 ninja -C "$build" db_stress
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
