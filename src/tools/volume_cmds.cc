@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <functional>
 
+#include "absl/strings/str_cat.h"
 #include "glue/config.h"
 #include "zfs/volume.h"
 
@@ -285,6 +288,32 @@ int Rmdir(const VolumeArgs& args) {
           if (auto s = v.DeleteDir(path); !s.ok()) rc = Fail(s);
         }
         return rc;
+      },
+      /*writable=*/true);
+}
+
+int Put(const VolumeArgs& args) {
+  std::ifstream in(args.host_file, std::ios::binary);
+  if (!in) {
+    return Fail(absl::NotFoundError(absl::StrCat("cannot read '", args.host_file, "'")));
+  }
+  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return WithVolume(
+      args,
+      [&](zfs::Volume& v) {
+        // Replaces an older copy, as RocksDB's NewWritableFile does.
+        if (v.Stat(args.path).ok()) {
+          if (auto s = v.Delete(args.path); !s.ok()) return Fail(s);
+        }
+        zfs::FileHint hint;
+        hint.name = args.path;
+        auto file = v.Create(args.path, hint);
+        if (!file.ok()) return Fail(file.status());
+        const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+        if (auto s = (*file)->Append({bytes, data.size()}); !s.ok()) return Fail(s);
+        if (auto s = (*file)->Close(); !s.ok()) return Fail(s);
+        fmt::print("wrote {} ({} bytes)\n", args.path, data.size());
+        return 0;
       },
       /*writable=*/true);
 }

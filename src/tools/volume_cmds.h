@@ -1,4 +1,4 @@
-// zsctl's volume commands: mkfs, info, ls, df, zones, fsck, dump, rm, rmdir.
+// zsctl's volume commands: mkfs, info, ls, df, zones, fsck, dump, rm, rmdir, put.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,8 @@ struct VolumeArgs {
   // Or the volume as zsbench and OpenDb name it: a zonestack:// URI or a
   // config.json (rocks::ParseUri). Only its devices are used.
   std::string volume;
-  std::string path = "/";            // for ls
+  std::string path = "/";            // for ls; the volume's path for put
+  std::string host_file;             // for put
   std::vector<std::string> paths;    // for rm, rmdir
   bool recursive = false;            // for ls, rm
   bool all_zones = false;            // for zones: also empty ones
@@ -45,5 +46,9 @@ int Dump(const VolumeArgs& args);
 int Rm(const VolumeArgs& args);
 // Deletes empty directories.
 int Rmdir(const VolumeArgs& args);
+// Copies host_file into the volume at `path` (replacing a file there), for
+// what a RocksDB program reads through its file system, such as an OPTIONS
+// file for db_bench --options_file.
+int Put(const VolumeArgs& args);
 
 }  // namespace zonestack::tools

@@ -146,6 +146,11 @@ int main(int argc, char** argv) {
       ->add_option("paths", vargs.paths, "directories to delete")
       ->required();
 
+  auto* put = volume_cmd("put", "copy a host file into the volume (mounts read-write)",
+                         zs::tools::Put);
+  put->add_option("file", vargs.host_file, "the host file")->required();
+  put->add_option("path", vargs.path, "where in the volume, e.g. /hints.ini")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
