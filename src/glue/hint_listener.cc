@@ -7,6 +7,7 @@
 #include "glue/background_job.h"
 #include "glue/ssd_secondary_cache.h"
 #include "glue/status_map.h"
+#include "glue/volume_registry.h"
 
 namespace zonestack::rocks {
 namespace {
@@ -49,7 +50,11 @@ int AbsoluteInputLevel(int input_level_index, int base_level, int output_level) 
 HintListener::HintListener(std::shared_ptr<policy::Scheme> scheme,
                            std::shared_ptr<ZoneStackFileSystem> fs,
                            std::shared_ptr<SsdSecondaryCache> cache)
-    : scheme_(std::move(scheme)), fs_(std::move(fs)), cache_(std::move(cache)) {}
+    : scheme_(std::move(scheme)), fs_(std::move(fs)), cache_(std::move(cache)) {
+  CountHintListener(*fs_->volume(), +1);
+}
+
+HintListener::~HintListener() { CountHintListener(*fs_->volume(), -1); }
 
 void HintListener::PersistLevel(const std::string& path, int level) {
   // Advice only: a file deleted meanwhile is NotFound, and placement

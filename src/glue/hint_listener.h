@@ -39,8 +39,12 @@ class HintListener : public rocksdb::EventListener {
   // levels of trivially moved SSTs. `cache` may be null (the scheme does
   // not cache). All three must outlive the DB, which they do when the DB
   // is opened through OpenDb.
+  // While it lives, the volume registry counts it as the volume's hint
+  // listener (CountHintListener), so the file system does not warn that
+  // the scheme runs without hints.
   HintListener(std::shared_ptr<policy::Scheme> scheme, std::shared_ptr<ZoneStackFileSystem> fs,
                std::shared_ptr<SsdSecondaryCache> cache);
+  ~HintListener() override;
 
   static const char* kClassName() { return "ZoneStackHintListener"; }
   const char* Name() const override { return kClassName(); }

@@ -4,7 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "rocksdb/cache.h"
+#include "glue/attach_hints.h"
 #include "glue/config.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/env.h"
@@ -12,7 +12,6 @@
 #include "glue/registration.h"
 #include "glue/ssd_secondary_cache.h"
 #include "glue/status_map.h"
-#include "rocksdb/table.h"
 #include "rocksdb/utilities/stackable_db.h"
 #include "glue/volume_registry.h"
 #include "glue/zs_file_system.h"
@@ -48,35 +47,6 @@ class OwningDb : private DbHolder, public rocksdb::StackableDB {
 std::string TrimSlashes(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   return path;
-}
-
-// Installs an LRU block cache of the configured capacity, in front of
-// `secondary` if not null (HHZS 3.5: blocks evicted from it go to the SSD
-// cache). A copy of the caller's table options gets it, so a factory the
-// caller shares elsewhere is left alone.
-absl::Status InstallBlockCache(const ZoneStackConfig& config,
-                               std::shared_ptr<rocksdb::SecondaryCache> secondary,
-                               const std::string& why, rocksdb::Options* options) {
-  const auto* table = options->table_factory
-                          ? options->table_factory->GetOptions<rocksdb::BlockBasedTableOptions>()
-                          : nullptr;
-  if (table == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(why, " needs block-based tables; the table factory is ",
-                     options->table_factory ? options->table_factory->Name() : "none"));
-  }
-  if (table->no_block_cache) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(why, " needs a block cache; the table options say no_block_cache"));
-  }
-  rocksdb::LRUCacheOptions lru;
-  lru.capacity = config.block_cache_bytes.value_or(
-      table->block_cache ? table->block_cache->GetCapacity() : kDefaultBlockCacheBytes);
-  lru.secondary_cache = std::move(secondary);
-  rocksdb::BlockBasedTableOptions updated = *table;
-  updated.block_cache = rocksdb::NewLRUCache(lru);
-  options->table_factory.reset(rocksdb::NewBlockBasedTableFactory(updated));
-  return absl::OkStatus();
 }
 
 bool IsUnknownOption(const rocksdb::Status& s) {
@@ -162,36 +132,21 @@ absl::StatusOr<std::unique_ptr<rocksdb::DB>> OpenDb(const std::string& config_pa
   }
   options.env = env;
 
-  std::shared_ptr<policy::Scheme> scheme = FindScheme(**volume);
-  if (scheme) {
-    auto fs = std::dynamic_pointer_cast<ZoneStackFileSystem>(env->GetFileSystem());
-    if (!fs) return absl::InternalError(absl::StrCat(uri, ": not a ZoneStack file system"));
+  auto fs = std::dynamic_pointer_cast<ZoneStackFileSystem>(env->GetFileSystem());
+  if (!fs) return absl::InternalError(absl::StrCat(uri, ": not a ZoneStack file system"));
+  if (std::shared_ptr<policy::Scheme> scheme = FindScheme(**volume)) {
     if (auto s = ClaimScheme(**volume, TrimSlashes(db_path)); !s.ok()) {
       return absl::Status(s.code(), absl::StrCat(uri, ": ", s.message()));
     }
     holder.db_path = TrimSlashes(db_path);
     holder.parts.scheme = scheme;  // from here on, the holder releases the claim
-    holder.parts.cache = AcquireSsdCache(**volume);
-    holder.parts.listener =
-        std::make_shared<HintListener>(scheme, std::move(fs), holder.parts.cache);
-    options.listeners.push_back(holder.parts.listener);
-    if (scheme->places_by_temperature() &&
-        options.last_level_temperature == rocksdb::Temperature::kUnknown &&
-        options.bottommost_temperature == rocksdb::Temperature::kUnknown) {
-      // RocksDB's tiered storage: last-level outputs are cold, and the
-      // scheme puts cold SSTs on the HDD.
-      options.last_level_temperature = rocksdb::Temperature::kCold;
-    }
   }
-  if (holder.parts.cache || config->block_cache_bytes) {
-    const std::string why =
-        holder.parts.cache
-            ? absl::StrCat("scheme '", scheme->name(), "' (SSD block cache)")
-            : std::string("\"block_cache_bytes\"");
-    if (auto s = InstallBlockCache(*config, holder.parts.cache, why, &options); !s.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(uri, ": ", s.message()));
-    }
+  auto hints = AttachHints(*config, *volume, std::move(fs), &options);
+  if (!hints.ok()) {
+    return absl::Status(hints.status().code(), absl::StrCat(uri, ": ", hints.status().message()));
   }
+  holder.parts.cache = hints->cache;
+  holder.parts.listener = hints->listener;
 
   rocksdb::DB* db = nullptr;
   if (auto s = rocksdb::DB::Open(options, db_path, &db); !s.ok()) {

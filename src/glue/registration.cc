@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "glue/config.h"
+#include "glue/hint_factories.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "glue/volume_registry.h"
 
@@ -35,6 +36,7 @@ void RegisterZoneStack() {
           guard->reset(fs->release());
           return guard->get();
         });
+    RegisterHintFactories(*rocksdb::ObjectLibrary::Default());
   });
 }
 

@@ -11,7 +11,10 @@
 
 namespace zonestack::rocks {
 
-// Adds the "zonestack://" factory to rocksdb::ObjectLibrary::Default().
+// Adds the "zonestack://" FileSystem factory to
+// rocksdb::ObjectLibrary::Default(), and the hint factories
+// (hint_factories.h: EventListener "ZoneStackHintListener", SecondaryCache
+// "ZoneStackSsdCache").
 // Idempotent and thread-safe. A static initializer in registration.cc calls
 // it too, and zs_rocksdb's CMake target forces that object into every
 // program linking it, so calling it is only needed where the library is

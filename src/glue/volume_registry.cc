@@ -5,6 +5,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "device/zoned_device.h"
 #include "zfs/placement.h"
@@ -24,6 +25,9 @@ struct Mounted {
   // raw pointer to the volume.
   std::shared_ptr<SsdSecondaryCache> cache;
   std::string scheme_db;  // the DB path that claimed the scheme, or empty
+  int hint_listeners = 0;       // HintListeners alive for this volume
+  bool cache_in_use = false;    // a block cache has `cache` as its secondary
+  bool missing_reported = false;
 };
 
 struct Registry {
@@ -207,6 +211,60 @@ void ReleaseScheme(const zfs::Volume& volume, const std::string& db_path) {
   absl::MutexLock lock(&r.mu);
   Mounted* m = FindMountedLocked(r, volume);
   if (m != nullptr && m->scheme_db == db_path) m->scheme_db.clear();
+}
+
+absl::StatusOr<std::shared_ptr<zfs::Volume>> OnlyHintedVolume(const std::string& who,
+                                                              bool caching) {
+  Registry& r = TheRegistry();
+  absl::MutexLock lock(&r.mu);
+  std::vector<const Mounted*> found;
+  std::vector<std::string> keys;
+  for (const auto& [key, m] : r.volumes) {
+    if (m.scheme == nullptr || (caching && m.scheme->cache() == nullptr)) continue;
+    found.push_back(&m);
+    keys.push_back(key);
+  }
+  const char* kind = caching ? "a caching scheme" : "a hinted scheme";
+  if (found.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        who, ": no mounted ZoneStack volume has ", kind,
+        "; open the volume first (--fs_uri=zonestack://...) with such a scheme (zsctl schemes)"));
+  }
+  if (found.size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(who, ": ", found.size(),
+                                                   " mounted volumes have ", kind, " (",
+                                                   absl::StrJoin(keys, ", "),
+                                                   "); use zonestack::AttachHints instead"));
+  }
+  return found[0]->volume;
+}
+
+void CountHintListener(const zfs::Volume& volume, int delta) {
+  Registry& r = TheRegistry();
+  absl::MutexLock lock(&r.mu);
+  if (Mounted* m = FindMountedLocked(r, volume)) m->hint_listeners += delta;
+}
+
+void NoteSsdCacheInUse(const zfs::Volume& volume) {
+  Registry& r = TheRegistry();
+  absl::MutexLock lock(&r.mu);
+  if (Mounted* m = FindMountedLocked(r, volume)) m->cache_in_use = true;
+}
+
+std::optional<MissingHints> TakeMissingHints(const zfs::Volume& volume) {
+  Registry& r = TheRegistry();
+  absl::MutexLock lock(&r.mu);
+  Mounted* m = FindMountedLocked(r, volume);
+  if (m == nullptr || m->scheme == nullptr || m->missing_reported) return std::nullopt;
+  MissingHints missing;
+  missing.listener = m->hint_listeners <= 0;
+  missing.cache = m->scheme->cache() != nullptr && !m->cache_in_use;
+  if (!missing.listener && !missing.cache) return std::nullopt;
+  m->missing_reported = true;
+  missing.volume = absl::StrJoin(m->devices, ";");
+  missing.scheme = m->scheme->name();
+  missing.without = m->scheme->without_hints();
+  return missing;
 }
 
 absl::StatusOr<std::shared_ptr<zfs::Volume>> FindVolume(const std::string& uri) {

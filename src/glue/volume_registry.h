@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -47,6 +48,34 @@ std::shared_ptr<policy::Scheme> FindScheme(const zfs::Volume& volume);
 std::shared_ptr<SsdSecondaryCache> AcquireSsdCache(const zfs::Volume& volume);
 // The cache AcquireSsdCache made, or null.
 std::shared_ptr<SsdSecondaryCache> FindSsdCache(const zfs::Volume& volume);
+
+// The one mounted volume whose scheme is hinted (with `caching`: whose
+// scheme caches and which has an SSD cache to offer), for what a program
+// names only by a class name (an OPTIONS file's listener, db_bench's
+// --secondary_cache_uri). InvalidArgument, naming `who` and the volumes,
+// when there is none or more than one.
+absl::StatusOr<std::shared_ptr<zfs::Volume>> OnlyHintedVolume(const std::string& who,
+                                                              bool caching);
+
+// Which of RocksDB's hints reach a volume's scheme. A HintListener counts
+// itself (+1 when made, -1 when destroyed); a block cache given the
+// volume's SSD cache marks it in use. No-ops for volumes the registry did
+// not mount.
+void CountHintListener(const zfs::Volume& volume, int delta);
+void NoteSsdCacheInUse(const zfs::Volume& volume);
+
+// What a volume's hinted scheme needs and does not get.
+struct MissingHints {
+  std::string volume;           // VolumeKey
+  std::string scheme;           // its name
+  std::string without;          // Scheme::without_hints()
+  bool listener = false;        // no HintListener lives for the volume
+  bool cache = false;           // the scheme caches; no block cache has its SSD cache
+};
+// The hints the volume's scheme lacks now, at most once per mount: nullopt
+// if it lacks none, was reported already, has no hinted scheme, or is not
+// the registry's.
+std::optional<MissingHints> TakeMissingHints(const zfs::Volume& volume);
 
 // A scheme's LSM view and SSD cache know SSTs by file number, so one DB
 // at a time may feed them. Claims `volume`'s scheme for the DB at

@@ -54,7 +54,8 @@ ZoneStackFileSystem::ZoneStackFileSystem(std::shared_ptr<zfs::Volume> volume, st
     : volume_(std::move(volume)),
       id_(std::move(id)),
       scheme_(std::move(scheme)),
-      sst_hints_(scheme_ ? std::make_shared<SstHints>() : nullptr) {}
+      sst_hints_(scheme_ ? std::make_shared<SstHints>() : nullptr),
+      hints_warning_(scheme_ ? std::make_shared<HintsWarning>() : nullptr) {}
 
 absl::Status ZoneStackFileSystem::SetSstLevel(const std::string& path_in, int level) {
   if (!sst_hints_) {
@@ -93,10 +94,18 @@ IOStatus ZoneStackFileSystem::NewSequentialFile(
   return IOStatus::OK();
 }
 
+IOStatus ZoneStackFileSystem::NewLogger(const std::string& fname, const IOOptions& options,
+                                        std::shared_ptr<rocksdb::Logger>* result, Dbg* dbg) {
+  IOStatus s = FileSystem::NewLogger(fname, options, result, dbg);
+  if (s.ok() && hints_warning_) hints_warning_->SetInfoLog(*result);
+  return s;
+}
+
 IOStatus ZoneStackFileSystem::NewRandomAccessFile(
     const std::string& fname, const FileOptions& /*options*/,
     std::unique_ptr<rocksdb::FSRandomAccessFile>* result, Dbg* /*dbg*/) {
   const std::string path = Normalize(fname);
+  if (hints_warning_ && policy::SstNumber(path) >= 0) hints_warning_->SstOpened(*volume_);
   auto file = volume_->Open(path);
   if (!file.ok()) return ToIOStatus(file.status(), path);
   *result = std::make_unique<ZsRandomAccessFile>(volume_, path, std::move(*file), scheme_);
@@ -119,6 +128,7 @@ IOStatus ZoneStackFileSystem::OpenWritable(const std::string& fname, const FileO
     // The listener's OnTableFileCreationStarted for this file ran on this
     // thread just before (docs/rocksdb.md section 1).
     const int64_t number = policy::SstNumber(path);
+    if (hints_warning_ && number >= 0) hints_warning_->SstOpened(*volume_);
     if (scheme_ && number >= 0) {
       if (auto level = scheme_->view().PendingLevel(static_cast<uint64_t>(number))) {
         hint.level = *level;

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "policy/scheme.h"
 #include "rocksdb/file_system.h"
+#include "glue/missing_hints.h"
 #include "glue/zs_files.h"
 #include "zfs/volume.h"
 
@@ -118,6 +119,10 @@ class ZoneStackFileSystem : public rocksdb::FileSystem {
   // Writable bytes left on all devices of the volume (whatever `path`).
   IOStatus GetFreeSpace(const std::string& path, const IOOptions& options, uint64_t* diskfree,
                         Dbg* dbg) override;
+  // RocksDB's own logger over NewWritableFile; on a volume with a hinted
+  // scheme, remembered so the missing-hints warning reaches the DB's LOG.
+  IOStatus NewLogger(const std::string& fname, const IOOptions& options,
+                     std::shared_ptr<rocksdb::Logger>* result, Dbg* dbg) override;
 
  private:
   IOStatus OpenWritable(const std::string& fname, const FileOptions& options,
@@ -127,6 +132,8 @@ class ZoneStackFileSystem : public rocksdb::FileSystem {
   const std::string id_;
   const std::shared_ptr<policy::Scheme> scheme_;
   const std::shared_ptr<SstHints> sst_hints_;  // null without a scheme
+  // Says when the scheme gets no hints (missing_hints.h); null without a scheme.
+  const std::shared_ptr<HintsWarning> hints_warning_;
 };
 
 }  // namespace zonestack::rocks

@@ -37,6 +37,10 @@ class Scheme : public PlacementPolicy {
   // lifetime (levels, compactions, reads): the glue then attaches its hint
   // listener, and one DB at a time uses the volume.
   virtual bool hinted() const { return true; }
+  // What the scheme does when a hinted scheme's hints never arrive (a
+  // program passing only a file system URI): a clause for the warning the
+  // glue prints then, e.g. "every SST counts as level 0".
+  virtual std::string without_hints() const { return "it places files by their kind only"; }
   // Non-null when the scheme caches HDD blocks in SSD cache zones.
   virtual SsdCacheIndex* cache() { return nullptr; }
   // Called once the SSD cache is attached, with the capacity of its zones.

@@ -49,6 +49,10 @@ class HintedScheme : public Scheme {
   void OnPlaced(const FileHint& file, uint32_t device, bool device_is_ssd,
                 uint64_t size) override;
   void OnRemoved(const FileHint& file) override;
+  std::string without_hints() const override {
+    return "every SST counts as level 0 (placed like a flush output, SSD first) and "
+           "migration sees no levels";
+  }
 
  protected:
   HintedScheme(std::string name, HhzsOptions options, const SchemeEnv& env)

@@ -16,6 +16,10 @@ class TieredScheme : public HintedScheme {
   TieredScheme(std::string name, HhzsOptions options, const SchemeEnv& env)
       : HintedScheme(std::move(name), std::move(options), env) {}
   bool places_by_temperature() const override { return true; }
+  std::string without_hints() const override {
+    return "it still places by file temperature, but only last_level_temperature=kCold "
+           "(which OpenDb and AttachHints set) sends the last level to the HDD";
+  }
 
   PlacementDecision Place(const FileHint& file, const std::vector<DeviceView>& devices) override {
     PlacementDecision d = Decide(file, devices, /*sst_ssd_first=*/true, /*wal_pool=*/false);
