@@ -4,6 +4,7 @@
 
 #include "glue/config.h"
 #include "glue/hint_factories.h"
+#include "rocksdb/env.h"
 #include "rocksdb/utilities/object_registry.h"
 #include "glue/volume_registry.h"
 
@@ -34,6 +35,23 @@ void RegisterZoneStack() {
             return nullptr;
           }
           guard->reset(fs->release());
+          return guard->get();
+        });
+    // The same URI as an Env (RocksDB's default Env over our file system),
+    // for tools that take only --env_uri or parse it first. RocksDB parses
+    // an env URI holding '=' as an option string, so only the config-file
+    // form (zonestack:///path/volume.json) gets here intact.
+    rocksdb::ObjectLibrary::Default()->AddFactory<rocksdb::Env>(
+        rocksdb::ObjectLibrary::PatternEntry("zonestack", /*optional=*/false)
+            .AddSeparator("://"),
+        [](const std::string& uri, std::unique_ptr<rocksdb::Env>* guard,
+           std::string* errmsg) -> rocksdb::Env* {
+          auto fs = NewZoneStackFileSystem(uri);
+          if (!fs.ok()) {
+            *errmsg = std::string(fs.status().message());
+            return nullptr;
+          }
+          *guard = rocksdb::NewCompositeEnv(std::shared_ptr<rocksdb::FileSystem>(std::move(*fs)));
           return guard->get();
         });
     RegisterHintFactories(*rocksdb::ObjectLibrary::Default());

@@ -11,7 +11,7 @@
 
 namespace zonestack::rocks {
 
-// Adds the "zonestack://" FileSystem factory to
+// Adds the "zonestack://" FileSystem and Env factories to
 // rocksdb::ObjectLibrary::Default(), and the hint factories
 // (hint_factories.h: EventListener "ZoneStackHintListener", SecondaryCache
 // "ZoneStackSsdCache").
