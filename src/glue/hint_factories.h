@@ -47,6 +47,7 @@ class OptionsFileHintListener : public rocksdb::EventListener {
 
   static const char* kClassName() { return HintListener::kClassName(); }
   const char* Name() const override { return kClassName(); }
+  std::string GetId() const override { return ""; }  // as HintListener's
   const std::shared_ptr<HintListener>& inner() const { return inner_; }
 
   void OnFlushBegin(rocksdb::DB* db, const rocksdb::FlushJobInfo& info) override;

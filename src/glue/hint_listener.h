@@ -48,6 +48,10 @@ class HintListener : public rocksdb::EventListener {
 
   static const char* kClassName() { return "ZoneStackHintListener"; }
   const char* Name() const override { return kClassName(); }
+  // Empty, so the OPTIONS files RocksDB writes leave it out: re-read (RocksDB
+  // verifies each file it writes), the line would make a listener of the
+  // one hinted volume (hint_factories.h), not of this DB's.
+  std::string GetId() const override { return ""; }
 
   // Brings the view, the cache's table map and zfs's SST levels in line
   // with `db`'s live SSTs (DB::GetLiveFilesMetaData and, for the cache,

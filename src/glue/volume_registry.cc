@@ -1,5 +1,6 @@
 #include "glue/volume_registry.h"
 
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -258,7 +259,12 @@ std::optional<MissingHints> TakeMissingHints(const zfs::Volume& volume) {
   if (m == nullptr || m->scheme == nullptr || m->missing_reported) return std::nullopt;
   MissingHints missing;
   missing.listener = m->hint_listeners <= 0;
-  missing.cache = m->scheme->cache() != nullptr && !m->cache_in_use;
+  // SsdSecondaryCache caches on the volume's first SSD; without one there is
+  // no cache to miss.
+  const auto& devices = m->volume->devices();
+  const bool has_ssd = std::any_of(devices.begin(), devices.end(),
+                                   [](const auto& d) { return d->info().is_ssd(); });
+  missing.cache = m->scheme->cache() != nullptr && has_ssd && !m->cache_in_use;
   if (!missing.listener && !missing.cache) return std::nullopt;
   m->missing_reported = true;
   missing.volume = absl::StrJoin(m->devices, ";");

@@ -70,7 +70,8 @@ struct MissingHints {
   std::string scheme;           // its name
   std::string without;          // Scheme::without_hints()
   bool listener = false;        // no HintListener lives for the volume
-  bool cache = false;           // the scheme caches; no block cache has its SSD cache
+  bool cache = false;           // the scheme caches, the volume has an SSD, and no
+                                // block cache has the volume's SSD cache
 };
 // The hints the volume's scheme lacks now, at most once per mount: nullopt
 // if it lacks none, was reported already, has no hinted scheme, or is not

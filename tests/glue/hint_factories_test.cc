@@ -112,6 +112,21 @@ TEST_F(HintFactoriesTest, NothingIsMissingWhileAnOpenDbHoldsItsHints) {
   EXPECT_FALSE(TakeMissingHints(*parts->volume).has_value());
 }
 
+TEST_F(HintFactoriesTest, AVolumeWithoutAnSsdMissesNoCache) {
+  const std::string hdd = HddUri(64);
+  auto config = ParseConfigJson(absl::StrCat(R"({"devices": [")", hdd, R"("], "scheme": "hhzs"})"),
+                                "test");
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto volume = AcquireVolume(*config);
+  ASSERT_TRUE(volume.ok()) << volume.status();
+  auto missing = TakeMissingHints(**volume);
+  ASSERT_TRUE(missing.has_value());
+  EXPECT_TRUE(missing->listener);
+  EXPECT_FALSE(missing->cache);  // hhzs caches, but only on an SSD
+  volume->reset();
+  EXPECT_TRUE(Forget(kUriScheme + hdd).ok());
+}
+
 TEST(MissingHintsMessageTest, NamesWhatIsMissingAndHowToAttachIt) {
   MissingHints m{.volume = "emu:a;emu:b", .scheme = "b3", .without = "it guesses",
                  .listener = true, .cache = false};
