@@ -31,7 +31,8 @@ echo "== 2. HHZS, B3 and RocksDB's tiered storage on a hybrid ZN540 + ST14000NM0
 echo "   YCSB A: load, then 20 s of 50% reads / 50% updates; each scheme on a fresh volume."
 results="$build/demo-results"
 set +e
-experiments/run.sh hhzs demo --quick --fresh --ignore-busy --results "$results" > "$build/demo.out"
+echo "   running (about 4 minutes; the runner's log: $build/demo.out)"
+experiments/run.sh hhzs demo --quick --fresh --ignore-busy --results "$results" > "$build/demo.out" 2>&1
 rc=$?
 set -e
 report=$(sed -n 's/^wrote //p' "$build/demo.out" | tail -1)
