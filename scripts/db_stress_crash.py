@@ -37,10 +37,10 @@ import time
 # 48 ZN540 zones ended in "no space" (326 MiB live, 211 MiB of it such
 # manifests).
 VOLUMES = {
-    "zns": lambda d: {
-        "devices": [f"emu:zn540?zones=128&scale=1/64&timing=none&file={d}/zns.img"],
+    "zns": lambda d, active="": {
+        "devices": [f"emu:zn540?zones=128&scale=1/64&timing=none{active}&file={d}/zns.img"],
     },
-    "hybrid-hhzs": lambda d: {
+    "hybrid-hhzs": lambda d, active="": {
         "devices": [f"emu:zn540?zones=24&scale=1/64&timing=none&file={d}/ssd.img",
                     f"emu:st14000nm0007?zones=600&scale=1/64&timing=none&file={d}/hdd.img"],
         "scheme": {"name": "hhzs", "wal_cache_zones": 2},
@@ -175,6 +175,9 @@ def main():
     p.add_argument("--run_seconds", type=float, default=20,
                    help="mean time before a kill (uniform in 0.5x-1.5x)")
     p.add_argument("--max_key", type=int, default=20000)
+    p.add_argument("--max_active", type=int, default=0,
+                   help="the ZNS volume's open/active zone limit; 0 = the ZN540's 14 (see "
+                        "docs/rocksdb_compat.md, the open active-zone item)")
     p.add_argument("--final_ops", type=int, default=2000, help="ops per thread of the last run")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--work_dir", required=True,
@@ -186,7 +189,8 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(os.path.join(work, "expected"))
     with open(os.path.join(work, "volume.json"), "w") as f:
-        json.dump(VOLUMES[args.volume](work), f)
+        active = f"&max_open={args.max_active}&max_active={args.max_active}" if args.max_active else ""
+        json.dump(VOLUMES[args.volume](work, active), f)
     print(f"db_stress crash test: volume {args.volume}, mode {args.mode}, "
           f"{args.kills} kills, seed {seed}, work dir {work}", flush=True)
     start = time.monotonic()
