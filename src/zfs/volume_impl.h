@@ -93,6 +93,7 @@ struct ZoneUse {
   uint64_t capacity = 0;
   uint64_t valid = 0;     // bytes held by live extents (rounded to blocks)
   bool leased = false;    // a writer is appending to it (cache zone: a write is in flight)
+  std::string holder;     // the leasing file's name, for "every active zone is being written"
   bool pool = false;      // a data zone taken from the device's WAL/cache pool
   // On the volume's clock, for cost-benefit GC; 0 (the oldest) for zones
   // written before the mount.

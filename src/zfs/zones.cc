@@ -214,6 +214,7 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
   auto grant = [&](uint32_t dev, uint32_t zone, uint64_t written) {
     Member& m = members_[dev];
     m.zones[zone].leased = true;
+    m.zones[zone].holder = file.hint.name;
     file.tail_device = dev;
     file.tail_zone = zone;
     if (purpose == Purpose::kWrite) NotifyPlaced(file, dev);
@@ -281,10 +282,15 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
     // Empty zones left, but every active zone is a writer's: the caller
     // waits for one, and says so if it waited in vain.
     uint32_t leased = 0;
-    for (uint32_t zone : m.partial) leased += m.zones[zone].leased ? 1 : 0;
+    std::string holders;  // which files hold them, to tell a leak from a burst
+    for (uint32_t zone : m.partial) {
+      if (!m.zones[zone].leased) continue;
+      ++leased;
+      absl::StrAppend(&holders, holders.empty() ? "" : " ", m.zones[zone].holder);
+    }
     absl::StrAppend(&busy_where, busy_where.empty() ? "" : ", ", m.info.name, " (", leased,
                     " of its ", MaxActive(dev), " active zones held by open writers, ",
-                    m.empty.size(), " empty zones)");
+                    m.empty.size(), " empty zones; held by: ", holders, ")");
   }
   if (!busy_where.empty()) {
     return absl::ResourceExhaustedError(absl::StrCat(

@@ -300,6 +300,14 @@ TEST_F(ActiveZoneWaitTest, AWriterGivesUpOnceTheClockPassesTheWaitLimit) {
   // empty zone" with most zones empty).
   EXPECT_NE(synced.message().find("every active zone is being written"), std::string::npos)
       << synced;
+  // And which files hold them, to tell a leaked writer from a burst.
+  const auto held_by = synced.message().find("held by: ");
+  ASSERT_NE(held_by, std::string::npos) << synced;
+  const std::string msg(synced.message());
+  for (int t = 0; t < holders_; ++t) {  // in zone order: each ends with " " or ")"
+    EXPECT_TRUE(msg.find(Name(t) + " ", held_by) != std::string::npos ||
+                msg.find(Name(t) + ")", held_by) != std::string::npos) << msg;
+  }
   holding_.clear();  // the writer's close can have a zone now
   writer.Join();
 }
