@@ -51,6 +51,15 @@ class DbFeaturesTest : public ::testing::TestWithParam<const char*> {
   // Writes `n` keys into both column families (the same in each), some
   // deletes, and flushes part of it, so there are SSTs, a WAL and a
   // MANIFEST with edits.
+  // A BackupEngine over db_'s Env (the DB it backs up) with `bopts`.
+  void OpenEngine(const rocksdb::BackupEngineOptions& bopts,
+                  std::unique_ptr<rocksdb::BackupEngine>* engine) {
+    rocksdb::BackupEngine* raw = nullptr;
+    const rocksdb::IOStatus io = rocksdb::BackupEngine::Open(bopts, db_.env_guard.get(), &raw);
+    ASSERT_TRUE(io.ok()) << io.ToString();
+    engine->reset(raw);
+  }
+
   void Write(int round, int n) {
     for (int i = 0; i < n; ++i) {
       const std::string key = absl::StrCat("key", i % 300);
@@ -140,12 +149,10 @@ TEST_P(DbFeaturesTest, CheckpointOpensWithTheDataOfItsTime) {
 TEST_P(DbFeaturesTest, BackupVerifyAndRestoreOnTheSameVolume) {
   Open("/db", &db_);
   ASSERT_NO_FATAL_FAILURE(Write(1, 2000));
-  rocksdb::BackupEngine* raw = nullptr;
   rocksdb::BackupEngineOptions bopts("/backup");
   bopts.backup_env = db_.env_guard.get();
-  rocksdb::IOStatus io = rocksdb::BackupEngine::Open(bopts, db_.env_guard.get(), &raw);
-  ASSERT_TRUE(io.ok()) << io.ToString();
-  std::unique_ptr<rocksdb::BackupEngine> engine(raw);
+  std::unique_ptr<rocksdb::BackupEngine> engine;
+  ASSERT_NO_FATAL_FAILURE(OpenEngine(bopts, &engine));
   ASSERT_TRUE(engine->CreateNewBackup(db_.db.get(), /*flush_before_backup=*/true).ok());
   const Model at_1[2] = {models_[0], models_[1]};
   ASSERT_NO_FATAL_FAILURE(Write(2, 1500));
@@ -157,7 +164,8 @@ TEST_P(DbFeaturesTest, BackupVerifyAndRestoreOnTheSameVolume) {
   engine->GetBackupInfo(&infos);
   ASSERT_EQ(infos.size(), 2u);
   for (const auto& info : infos) {
-    io = engine->VerifyBackup(info.backup_id, /*verify_with_checksum=*/true);
+    const rocksdb::IOStatus io =
+        engine->VerifyBackup(info.backup_id, /*verify_with_checksum=*/true);
     EXPECT_TRUE(io.ok()) << info.backup_id << ": " << io.ToString();
   }
   ASSERT_TRUE(engine->RestoreDBFromBackup(infos[0].backup_id, "/restore1", "/restore1").ok());
@@ -182,9 +190,7 @@ TEST_P(DbFeaturesTest, BackupVerifyAndRestoreOnTheSameVolume) {
   ASSERT_FALSE(shared.empty());
   ASSERT_TRUE(db_.env_guard->DeleteFile("/backup/shared_checksum/" + shared[0]).ok());
   bopts.backup_env = db_.env_guard.get();  // the env of the reopened DB
-  io = rocksdb::BackupEngine::Open(bopts, db_.env_guard.get(), &raw);
-  ASSERT_TRUE(io.ok()) << io.ToString();
-  engine.reset(raw);
+  ASSERT_NO_FATAL_FAILURE(OpenEngine(bopts, &engine));
   bool some_failed = false;
   for (const auto& info : infos) some_failed |= !engine->VerifyBackup(info.backup_id).ok();
   EXPECT_TRUE(some_failed);
@@ -200,9 +206,8 @@ TEST_P(DbFeaturesTest, BackupToAnotherVolumeAndRestoreFromIt) {
   ASSERT_TRUE(rocksdb::Env::CreateFromUri({}, "", backup_uri, &backup_env, &backup_guard).ok());
   rocksdb::BackupEngineOptions bopts("/backups/db");
   bopts.backup_env = backup_env;
-  rocksdb::BackupEngine* raw = nullptr;
-  ASSERT_TRUE(rocksdb::BackupEngine::Open(bopts, db_.env_guard.get(), &raw).ok());
-  std::unique_ptr<rocksdb::BackupEngine> engine(raw);
+  std::unique_ptr<rocksdb::BackupEngine> engine;
+  ASSERT_NO_FATAL_FAILURE(OpenEngine(bopts, &engine));
   ASSERT_TRUE(engine->CreateNewBackup(db_.db.get(), true).ok());
   const Model at_1[2] = {models_[0], models_[1]};
   ASSERT_TRUE(engine->VerifyBackup(1, true).ok());
@@ -230,9 +235,8 @@ TEST_P(DbFeaturesTest, BackupToTheLocalFileSystemAndRestoreFromIt) {
   ASSERT_NO_FATAL_FAILURE(Write(1, 1500));
   rocksdb::BackupEngineOptions bopts(local);
   bopts.backup_env = rocksdb::Env::Default();
-  rocksdb::BackupEngine* raw = nullptr;
-  ASSERT_TRUE(rocksdb::BackupEngine::Open(bopts, db_.env_guard.get(), &raw).ok());
-  std::unique_ptr<rocksdb::BackupEngine> engine(raw);
+  std::unique_ptr<rocksdb::BackupEngine> engine;
+  ASSERT_NO_FATAL_FAILURE(OpenEngine(bopts, &engine));
   ASSERT_TRUE(engine->CreateNewBackup(db_.db.get(), true).ok());
   const Model at_1[2] = {models_[0], models_[1]};
   ASSERT_TRUE(engine->VerifyBackup(1, true).ok());
