@@ -176,8 +176,7 @@ def main():
                    help="mean time before a kill (uniform in 0.5x-1.5x)")
     p.add_argument("--max_key", type=int, default=20000)
     p.add_argument("--max_active", type=int, default=0,
-                   help="the ZNS volume's open/active zone limit; 0 = the ZN540's 14 (see "
-                        "docs/rocksdb_compat.md, the open active-zone item)")
+                   help="the ZNS volume's open/active zone limit; 0 = the ZN540's 14")
     p.add_argument("--final_ops", type=int, default=2000, help="ops per thread of the last run")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--work_dir", required=True,

@@ -99,6 +99,10 @@ class ZoneWritableFile : public WritableFile {
       if (n == 0) return absl::OkStatus();
       // Only the tail, on a sync, is short of a block: pad it with zeroes.
       const uint64_t physical = (n + bs - 1) / bs * bs;
+      if (!vol_->BeginWrite(lease_)) {
+        lease_ = {};  // taken back while this writer was idle: lease another
+        continue;
+      }
       if (physical != n) buf_.resize(buf_.size() + (physical - n), 0);
       if (auto s = vol_->device(lease_.device)->Write(
               lease_.next, std::span(buf_).subspan(*done, physical), WriteContext(file_->hint));
@@ -221,6 +225,13 @@ void VolumeImpl::AddExtent(FileMeta& file, const Lease& lease, uint64_t offset,
   AddValid(x);
   ZoneUse& z = members_[lease.device].zones[lease.zone];
   z.last_write_us = NowUs();
+  // The write ended: the zone's write pointer is past its padded tail, and
+  // the writer may be preempted until its next write (BeginWrite).
+  const uint64_t bs = block_size(lease.device);
+  const uint64_t end = offset + (length + bs - 1) / bs * bs - members_[lease.device].dev->ZoneStart(lease.zone);
+  if (end > z.written) z.written = end;
+  z.idle = true;
+  z.idle_since_us = z.last_write_us;
   absl::MutexLock fl(&file.mu);
   AppendExtent(file.extents, x);
   if (file.ends.size() == file.extents.size()) {

@@ -94,6 +94,15 @@ struct ZoneUse {
   uint64_t valid = 0;     // bytes held by live extents (rounded to blocks)
   bool leased = false;    // a writer is appending to it (cache zone: a write is in flight)
   std::string holder;     // the leasing file's name, for "every active zone is being written"
+  // The lease's id: a writer whose id no longer matches lost the zone to a
+  // waiter (RevokeIdleLease) and leases another.
+  uint64_t lease_id = 0;
+  // The file writer holding the lease is between writes, since
+  // idle_since_us: a writer left open but silent (an old WAL that RocksDB
+  // keeps until its memtables are flushed) must not keep the active zone
+  // from writers that need it.
+  bool idle = false;
+  uint64_t idle_since_us = 0;
   bool pool = false;      // a data zone taken from the device's WAL/cache pool
   // On the volume's clock, for cost-benefit GC; 0 (the oldest) for zones
   // written before the mount.
@@ -153,6 +162,7 @@ struct MoveOptions {
 struct Lease {
   uint32_t device = 0;
   uint32_t zone = 0;
+  uint64_t id = 0;    // ZoneUse::lease_id while the lease holds
   uint64_t next = 0;  // device offset of the next write
   uint64_t end = 0;   // device offset of the zone's capacity end
   bool valid() const { return end != 0; }
@@ -195,6 +205,11 @@ class VolumeImpl {
                                     std::optional<uint32_t> only_device = std::nullopt,
                                     Purpose purpose = Purpose::kWrite) ABSL_LOCKS_EXCLUDED(mu_);
   void ReleaseZone(const Lease& lease) ABSL_LOCKS_EXCLUDED(mu_);
+  // A file writer calls BeginWrite before each device write of its lease:
+  // false when a waiter took the zone back while the writer was idle (the
+  // writer then leases another zone). AddExtent ends the write: the zone's
+  // write pointer moves, and the writer is idle again.
+  bool BeginWrite(const Lease& lease) ABSL_LOCKS_EXCLUDED(mu_);
   // Records that `length` bytes were written at `offset` for `file`.
   void AddExtent(FileMeta& file, const Lease& lease, uint64_t offset, uint64_t length,
                  uint32_t crc) ABSL_LOCKS_EXCLUDED(mu_);
@@ -310,8 +325,9 @@ class VolumeImpl {
   // budget is in the way, and `*reclaim` (returning an error) when a pool
   // allocation should first have the cache give back a zone.
   absl::StatusOr<Lease> TryAcquire(FileMeta& file, std::optional<uint32_t> only_device,
-                                   Purpose purpose, bool reclaim_tried, bool* busy_zones,
-                                   bool* reclaim) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                                   Purpose purpose, bool reclaim_tried,
+                                   std::vector<uint32_t>* busy_devices, bool* reclaim)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The empty zone a new zone of `file` on `device` comes from (see
   // MountOptions::disk_run_zones). `device` has an empty zone.
   uint32_t PickEmptyZone(uint32_t device, const FileMeta& file) const
@@ -324,6 +340,12 @@ class VolumeImpl {
   uint32_t PoolReserve(uint32_t device, const std::vector<DeviceView>& views) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool FinishCheapestZone(uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Takes back the zone of the file writer on `device` idle the longest,
+  // if idle since `idle_before_us` or earlier; false if none is.
+  bool RevokeIdleLease(uint32_t device, uint64_t idle_before_us)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A lease ends (released or revoked): the zone is empty, partial or full.
+  void Unlease(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   uint32_t MaxActive(uint32_t device) const;
   // Zones of `device` zfs holds active: data zones written or leased but
   // not full, and cache zones not yet full.
@@ -397,6 +419,7 @@ class VolumeImpl {
   std::map<std::string, uint64_t> names_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> dirs_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+  uint64_t next_lease_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::vector<Op> pending_ ABSL_GUARDED_BY(mu_);  // zone groups to log next time
   // Per member: data written by a Flush and not flushed since.
   std::vector<bool> flush_pending_ ABSL_GUARDED_BY(mu_);

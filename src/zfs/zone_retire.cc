@@ -83,7 +83,13 @@ absl::Status VolumeImpl::WriteFailed(FileMeta& file, Lease* lease, const absl::S
   absl::MutexLock lock(&mu_);
   const std::string name = NameOf(file);
   const uint32_t device = lease->device, zone = lease->zone;
-  if (!RetireIfFailed(device, zone)) return WithContext(error, name);
+  if (!RetireIfFailed(device, zone)) {
+    // The writer keeps its lease but is not writing: preemptible again.
+    ZoneUse& z = members_[device].zones[zone];
+    z.idle = true;
+    z.idle_since_us = NowUs();
+    return WithContext(error, name);
+  }
   members_[device].zones[zone].leased = false;
   *lease = {};
   zone_released_.SignalAll();

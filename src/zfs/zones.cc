@@ -10,9 +10,16 @@ using device::IoClass;
 using device::IoContext;
 
 // How long a writer waits for the active-zone budget (every active zone is
-// leased by another writer) before it reports the volume full, on the
-// volume's clock.
+// leased by another writer, each in the middle of a write) before it
+// reports the volume full, on the volume's clock.
 constexpr uint64_t kZoneWaitNs = 10'000'000'000;
+
+// A writer that needs an active zone when all are leased first takes one
+// from a writer idle this long; failing that it waits this long for a
+// release, then takes the zone of the writer idle the longest. Writers in
+// the middle of a write, GC and migration are never preempted.
+constexpr uint64_t kIdleLeaseUs = 100'000;
+constexpr uint64_t kReleaseWaitNs = 20'000'000;
 
 // DeviceView::bytes_written may be this old.
 constexpr uint64_t kStatsRefreshUs = 20'000;
@@ -204,7 +211,8 @@ uint32_t VolumeImpl::PickEmptyZone(uint32_t device, const FileMeta& file) const 
 absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
                                              std::optional<uint32_t> only_device,
                                              Purpose purpose, bool reclaim_tried,
-                                             bool* busy_zones, bool* reclaim) {
+                                             std::vector<uint32_t>* busy_devices,
+                                             bool* reclaim) {
   const std::vector<DeviceView> views = DeviceViews();
   PlacementDecision d = options_.placement->Place(file.hint, views);
   if (only_device) d.devices = {*only_device};
@@ -213,13 +221,19 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
   const bool want_pool = d.pool && purpose == Purpose::kWrite;
   auto grant = [&](uint32_t dev, uint32_t zone, uint64_t written) {
     Member& m = members_[dev];
-    m.zones[zone].leased = true;
-    m.zones[zone].holder = file.hint.name;
+    ZoneUse& z = m.zones[zone];
+    z.leased = true;
+    z.holder = file.hint.name;
+    z.lease_id = next_lease_id_++;
+    // A file writer may be preempted until it starts a write; GC and
+    // migration copy without pause and keep their zone.
+    z.idle = purpose == Purpose::kWrite;
+    z.idle_since_us = NowUs();
     file.tail_device = dev;
     file.tail_zone = zone;
     if (purpose == Purpose::kWrite) NotifyPlaced(file, dev);
     const uint64_t start = m.dev->ZoneStart(zone);
-    return Lease{dev, zone, start + written, start + m.zones[zone].capacity};
+    return Lease{dev, zone, z.lease_id, start + written, start + z.capacity};
   };
   for (uint32_t dev : d.devices) {
     if (dev >= members_.size()) continue;
@@ -247,7 +261,7 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
                                                 : GcReserve(dev) + PoolReserve(dev, views);
     if (m.empty.size() <= keep) continue;
     if (!RoomForActiveZone(dev)) {
-      *busy_zones = true;
+      busy_devices->push_back(dev);
       continue;
     }
     const uint32_t zone = PickEmptyZone(dev, file);
@@ -308,22 +322,36 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
   if (auto s = CheckWritable(); !s.ok()) return s;
   bool tried_gc = false;
   bool reclaim_tried = false;
+  bool waited = false;
   const uint64_t deadline = clock_->NowNs() + kZoneWaitNs;
   while (true) {
     absl::Status status;
     std::function<bool()> reclaim_one;
     {
       absl::MutexLock lock(&mu_);
-      bool busy = false, reclaim = false;
+      bool reclaim = false;
+      std::vector<uint32_t> busy;
       auto lease = TryAcquire(file, only_device, purpose, reclaim_tried, &busy, &reclaim);
       if (lease.ok()) return lease;
       status = lease.status();
       if (reclaim) {
         reclaim_one = cache_reclaimer_;
-      } else if (busy && clock_->NowNs() < deadline) {
-        // Empty zones exist but every active zone is leased: wait for one.
-        zone_released_.WaitWithTimeout(&mu_, TimeUntil(deadline));
-        continue;
+      } else if (!busy.empty()) {
+        // Empty zones exist but every active zone is leased. A writer idle
+        // long enough (or, once we waited, the one idle the longest) gives
+        // its zone back; else wait for a release.
+        const uint64_t now_us = NowUs();
+        const uint64_t idle_before = waited ? now_us : now_us - std::min(now_us, kIdleLeaseUs);
+        bool revoked = false;
+        for (uint32_t dev : busy) revoked = revoked || RevokeIdleLease(dev, idle_before);
+        if (revoked) continue;
+        const uint64_t now = clock_->NowNs();
+        if (now < deadline) {
+          zone_released_.WaitWithTimeout(&mu_,
+                                         TimeUntil(std::min(deadline, now + kReleaseWaitNs)));
+          waited = true;
+          continue;
+        }
       }
     }
     if (reclaim_one) {
@@ -344,22 +372,53 @@ void VolumeImpl::ReleaseZone(const Lease& lease) {
   absl::MutexLock lock(&mu_);
   Member& m = members_[lease.device];
   ZoneUse& z = m.zones[lease.zone];
+  // Revoked while its writer was idle: the zone is another lease's now.
+  if (!z.leased || z.lease_id != lease.id) return;
+  const uint64_t written = lease.next - m.dev->ZoneStart(lease.zone);
+  if (written > z.written) z.written = written;
+  Unlease(lease.device, lease.zone);
+}
+
+void VolumeImpl::Unlease(uint32_t device, uint32_t zone) {
+  Member& m = members_[device];
+  ZoneUse& z = m.zones[zone];
   z.leased = false;
+  z.idle = false;
+  z.lease_id = 0;
   if (z.retired) {  // out of use for good (zone_retire.cc)
     zone_released_.SignalAll();
     return;
   }
-  const uint64_t written = lease.next - m.dev->ZoneStart(lease.zone);
-  if (written > z.written) z.written = written;
   if (z.written == 0) {
     // Leased but never written: the zone is empty again.
-    ZoneEmptied(lease.device, lease.zone);
+    ZoneEmptied(device, zone);
   } else if (z.full()) {
-    m.partial.erase(lease.zone);
+    m.partial.erase(zone);
   }
-  if (z.valid == 0) m.maybe_dead.insert(lease.zone);
+  if (z.valid == 0) m.maybe_dead.insert(zone);
   ResetDeadZones();
   zone_released_.SignalAll();
+}
+
+bool VolumeImpl::RevokeIdleLease(uint32_t device, uint64_t idle_before_us) {
+  Member& m = members_[device];
+  uint32_t best = UINT32_MAX;
+  for (uint32_t zone : m.partial) {
+    const ZoneUse& z = m.zones[zone];
+    if (!z.leased || !z.idle || z.retired || z.idle_since_us > idle_before_us) continue;
+    if (best == UINT32_MAX || z.idle_since_us < m.zones[best].idle_since_us) best = zone;
+  }
+  if (best == UINT32_MAX) return false;
+  Unlease(device, best);
+  return true;
+}
+
+bool VolumeImpl::BeginWrite(const Lease& lease) {
+  absl::MutexLock lock(&mu_);
+  ZoneUse& z = members_[lease.device].zones[lease.zone];
+  if (!z.leased || z.lease_id != lease.id) return false;
+  z.idle = false;
+  return true;
 }
 
 }  // namespace zonestack::zfs

@@ -1,5 +1,6 @@
 // Zone accounting and allocation: resets when the last live extent dies,
-// the active-zone limit under more writers than active zones (they wait,
+// the active-zone limit under more writers than active zones (idle writers
+// give their zones up; writers in the middle of a write are waited for,
 // until the volume's clock passes the wait's limit), a full volume
 // and its recovery, and the metadata log's roll with every active zone
 // already taken by data.
@@ -8,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/synchronization/notification.h"
+#include "hooked_writes.h"
 #include "recording_policy.h"
 #include "test_clock.h"
 #include "zfs_test_util.h"
@@ -202,14 +205,25 @@ TEST_F(ZonesTest, ReadOnlyZoneStaysReadableAndIsNeverWritten) {
   EXPECT_TRUE(*ReadFile(*vol_, "/new") == Pattern(2, 100000));
 }
 
+// Set by a thread whose device writes stall until the test releases them:
+// a writer caught in the middle of a write.
+thread_local bool t_stall = false;
+
 // A ZN540 on a clock that moves only when the test moves it, every active
-// zone of which but the metadata log's this thread holds with files ("/fN")
-// it has written a chunk to and not closed.
+// zone of which but the metadata log's is leased by a file ("/fN") this
+// thread has written a chunk to and not closed: its writers are idle.
 class ActiveZoneWaitTest : public ZonesTest {
  protected:
   void SetUp() override {
     policy_->SetDevices({0}, {0});
-    FormatAndMount({OpenDev(ZnsUri(40))}, {.placement = policy_, .clock = clock_});
+    auto dev = std::make_shared<HookedWrites>(OpenDev(ZnsUri(40)), [this](uint64_t) {
+      if (t_stall) {
+        ++stalled_;
+        release_.WaitForNotification();
+      }
+      return absl::OkStatus();
+    });
+    FormatAndMount({dev}, {.placement = policy_, .clock = clock_});
     holders_ = static_cast<int>(vol_->devices()[0]->info().max_active_zones) - 1;
     for (int t = 0; t < holders_; ++t) {
       ASSERT_OK_AND_ASSIGN(auto w, vol_->Create(Name(t), {}));
@@ -218,98 +232,111 @@ class ActiveZoneWaitTest : public ZonesTest {
       holding_.push_back(std::move(w));
     }
   }
+  void TearDown() override {
+    if (!release_.HasBeenNotified()) release_.Notify();
+    stalling_.clear();
+    holding_.clear();
+  }
   static std::string Name(int t) { return "/f" + std::to_string(t); }
   static std::vector<uint8_t> Chunk(int t, int i) { return Pattern(t, i * 50000, 50000); }
-  // A writer of a test, which may wait for a zone: when the test returns
-  // early, the holders close, so that it gets one and ends.
-  TestThread Writer(std::function<void()> body) {
-    return TestThread(std::move(body), [this] { holding_.clear(); });
+  // Every holder writes its next chunk and syncs, in its own thread, and
+  // stalls in the device in the middle of that write.
+  void StallHolders() {
+    for (int t = 0; t < holders_; ++t) {
+      stalling_.emplace_back([this, t] {
+        t_stall = true;
+        absl::Status s = holding_[t]->Append(Chunk(t, 1));
+        if (s.ok()) s = holding_[t]->Sync();
+        EXPECT_TRUE(s.ok()) << Name(t) << ": " << s;
+      });
+    }
+    ASSERT_TRUE(WaitFor([&] { return stalled_.load() == holders_; }));
+  }
+  // The holders write on from chunk `from` to 8 and close; then every file
+  // reads back whole.
+  void HoldersFinishAndAllReadBack(int from, int others) {
+    for (int t = 0; t < holders_; ++t) {
+      for (int i = from; i < 8; ++i) {
+        ASSERT_OK(holding_[t]->Append(Chunk(t, i)));
+        ASSERT_OK(holding_[t]->Sync());
+      }
+      ASSERT_OK(holding_[t]->Close());
+    }
+    for (int t = 0; t < holders_ + others; ++t) {
+      auto got = ReadFile(*vol_, Name(t));
+      ASSERT_OK(got);
+      EXPECT_TRUE(*got == Pattern(t, 400000)) << Name(t);
+    }
+    ExpectConsistent(*vol_);
   }
 
   std::shared_ptr<TestClock> clock_ = std::make_shared<TestClock>();
   std::shared_ptr<RecordingPolicy> policy_ = std::make_shared<RecordingPolicy>();
   int holders_ = 0;
   std::vector<std::unique_ptr<WritableFile>> holding_;
+  std::atomic<int> stalled_{0};
+  absl::Notification release_;
+  std::vector<TestThread> stalling_;
 };
 
-TEST_F(ActiveZoneWaitTest, MoreWritersThanActiveZonesWaitAndNoneFails) {
-  // The clock never moves here: a writer waits for a zone as long as it
-  // takes, never up to a time limit.
-  constexpr int kWaiting = 11;
-  std::atomic<int> synced{0};  // chunks the waiting writers made durable
-  std::vector<TestThread> waiting;
-  for (int t = holders_; t < holders_ + kWaiting; ++t) {
-    waiting.push_back(Writer([&, t] {
+// An idle writer (RocksDB keeps an old WAL open, unwritten, until its
+// memtables are flushed) must not keep an active zone from writers that
+// need one: they take the idle writers' zones, which lease others when
+// they write again.
+TEST_F(ActiveZoneWaitTest, WritersTakeTheZonesOfIdleWriters) {
+  constexpr int kOthers = 11;
+  std::atomic<int> synced{0};  // chunks the other writers made durable
+  std::vector<TestThread> others;
+  for (int t = holders_; t < holders_ + kOthers; ++t) {
+    others.emplace_back([&, t] {
       auto w = vol_->Create(Name(t), {});
-      if (!w.ok()) {
-        ADD_FAILURE() << Name(t) << ": " << w.status();
-        return;
-      }
+      ASSERT_TRUE(w.ok()) << Name(t) << ": " << w.status();
       for (int i = 0; i < 8; ++i) {
         absl::Status s = (*w)->Append(Chunk(t, i));
         if (s.ok()) s = (*w)->Sync();
-        if (!s.ok()) {
-          ADD_FAILURE() << Name(t) << ": " << s;
-          return;
-        }
+        ASSERT_TRUE(s.ok()) << Name(t) << ": " << s;
         ++synced;
       }
       EXPECT_OK((*w)->Close());
-    }));
+    }, [&] { clock_->Advance(60'000'000'000); });  // a failed test ends their wait
   }
-  // Every waiting writer has asked for a zone while none was free.
-  ASSERT_TRUE(WaitFor([&] {
-    for (int t = holders_; t < holders_ + kWaiting; ++t) {
-      if (policy_->place_calls(Name(t)) == 0) return false;
-    }
-    return true;
-  }));
-  EXPECT_EQ(synced, 0) << "a writer got a zone while every active zone was leased";
-  // The holders write on and close; the waiting writers get their zones.
-  for (int t = 0; t < holders_; ++t) {
-    for (int i = 1; i < 8; ++i) {
-      ASSERT_OK(holding_[t]->Append(Chunk(t, i)));
-      ASSERT_OK(holding_[t]->Sync());
-    }
-    ASSERT_OK(holding_[t]->Close());
-  }
-  for (TestThread& w : waiting) w.Join();
-  EXPECT_EQ(synced, 8 * kWaiting);
-  for (int t = 0; t < holders_ + kWaiting; ++t) {
-    auto got = ReadFile(*vol_, Name(t));
-    ASSERT_OK(got);
-    EXPECT_TRUE(*got == Pattern(t, 400000)) << t;
-  }
-  ExpectConsistent(*vol_);
+  // The clock never moves: no writer gives up, each gets a zone while the
+  // holders stay open and idle.
+  ASSERT_TRUE(WaitFor([&] { return synced.load() == 8 * kOthers; }));
+  for (TestThread& w : others) w.Join();
+  HoldersFinishAndAllReadBack(1, kOthers);
 }
 
-TEST_F(ActiveZoneWaitTest, AWriterGivesUpOnceTheClockPassesTheWaitLimit) {
+// A writer in the middle of a write keeps its zone: a writer that needs
+// one waits, as long as the volume's clock allows.
+TEST_F(ActiveZoneWaitTest, WritersInTheMiddleOfAWriteKeepTheirZones) {
+  ASSERT_NO_FATAL_FAILURE(StallHolders());
   absl::Status synced;
   std::atomic<bool> done{false};
-  TestThread writer = Writer([&] {
+  TestThread late([&] {
     auto w = vol_->Create("/late", {});
     synced = w.ok() ? (*w)->Append(Chunk(99, 0)) : w.status();
     if (synced.ok()) synced = (*w)->Sync();
     done = true;
-  });
+  }, [&] { clock_->Advance(60'000'000'000); });  // a failed test ends its wait
   ASSERT_TRUE(WaitFor([&] { return policy_->place_calls("/late") > 0; }));
+  EXPECT_FALSE(done.load()) << "a zone was taken from a writer in the middle of a write";
   clock_->Advance(60'000'000'000);  // past the 10 s a writer waits for a zone
   ASSERT_TRUE(WaitFor([&] { return done.load(); }));
   EXPECT_EQ(synced.code(), absl::StatusCode::kResourceExhausted) << synced;
-  // The volume is not full: the message says what is (it once said "no
-  // empty zone" with most zones empty).
-  EXPECT_NE(synced.message().find("every active zone is being written"), std::string::npos)
-      << synced;
-  // And which files hold them, to tell a leaked writer from a burst.
-  const auto held_by = synced.message().find("held by: ");
-  ASSERT_NE(held_by, std::string::npos) << synced;
+  // The volume is not full: the message says what is, and which files
+  // hold the zones.
   const std::string msg(synced.message());
+  EXPECT_NE(msg.find("every active zone is being written"), std::string::npos) << msg;
+  const auto held_by = msg.find("held by: ");
+  ASSERT_NE(held_by, std::string::npos) << msg;
   for (int t = 0; t < holders_; ++t) {  // in zone order: each ends with " " or ")"
     EXPECT_TRUE(msg.find(Name(t) + " ", held_by) != std::string::npos ||
                 msg.find(Name(t) + ")", held_by) != std::string::npos) << msg;
   }
-  holding_.clear();  // the writer's close can have a zone now
-  writer.Join();
+  release_.Notify();
+  for (TestThread& t : stalling_) t.Join();
+  HoldersFinishAndAllReadBack(2, 0);
 }
 
 TEST_F(ZonesTest, FullVolumeReportsResourceExhaustedAndRecoversAfterDeletes) {
