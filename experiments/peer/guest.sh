@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Runs inside the VM (experiments/peer/zenfs_peer.sh boots it), chrooted
+# into the host's read-only root: Debian's unmodified db_bench on the same
+# kernel zoned namespaces through ZoneStack's and ZenFS's plugins
+# (LD_PRELOAD), each on a freshly formatted namespace, in rounds that
+# alternate which goes first, and through RocksDB's default file system on
+# ext4 on a conventional namespace as a reference. Settings come from
+# $1/peer.env; each run's db_bench output goes to
+# $1/runs/SETTING.NS.ROUND.SYSTEM.txt, and a summary to $1/summary.txt.
+set -uo pipefail
+out=$1
+export HOME=/tmp PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+. "$out/peer.env"  # ZONESTACK_LIB ZSCTL ZENFS_LIB ZENFS_TOOL NUM PAIRS BENCHMARKS VALUE_SIZES
+mkdir -p "$out/runs"
+summary=$out/summary.txt
+: > "$summary"
+failed=0
+
+for _ in $(seq 100); do [ -b /dev/nvme0n3 ] && break; sleep 0.1; done
+# ZenFS refuses a zoned device without mq-deadline.
+for ns in nvme0n1 nvme0n2; do echo mq-deadline > /sys/block/$ns/queue/scheduler; done
+{
+  echo "kernel $(uname -r), $(nproc) CPUs"
+  for d in nvme0n1 nvme0n2 nvme0n3; do
+    q=/sys/block/$d/queue
+    echo "$d: zoned=$(cat $q/zoned) zones=$(cat $q/nr_zones 2>/dev/null)" \
+         "zone=$(( $(cat $q/chunk_sectors) / 2 ))KiB max_active=$(cat $q/max_active_zones 2>/dev/null)" \
+         "scheduler=$(cat $q/scheduler)"
+  done
+} | tee -a "$summary"
+
+# db_bench's flags shared by every system (the issue's settings).
+common=(--num="$NUM" --key_size=16 --compression_type=none --write_buffer_size=2097152
+        --target_file_size_base=2097152 --max_bytes_for_level_base=8388608 --seed=42
+        --histogram=0 --threads=1 --benchmarks="$BENCHMARKS")
+declare -A setting_flags=(
+  [default]=""
+  [direct]="--use_direct_reads --use_direct_io_for_flush_and_compaction"
+)
+
+# run SYSTEM NS LOG VALUE_SIZE FLAGS...: formats, then runs db_bench.
+run() {
+  local system=$1 ns=$2 log=$3 vsize=$4
+  shift 4
+  local rc=0
+  case $system in
+    zonestack)
+      "$ZSCTL" mkfs -d "zbd:/dev/$ns" > "$log.mkfs" 2>&1 || rc=$?
+      [ $rc -eq 0 ] && LD_PRELOAD=$ZONESTACK_LIB db_bench --fs_uri="zonestack://zbd:/dev/$ns" \
+        --db=/db --value_size="$vsize" "${common[@]}" "$@" > "$log" 2>&1 || rc=$?
+      ;;
+    zenfs)
+      rm -rf /tmp/zenfs-aux && mkdir -p /tmp/zenfs-aux
+      "$ZENFS_TOOL" mkfs --zbd="$ns" --aux_path=/tmp/zenfs-aux --force > "$log.mkfs" 2>&1 || rc=$?
+      [ $rc -eq 0 ] && LD_PRELOAD=$ZENFS_LIB db_bench --fs_uri="zenfs://dev:$ns" \
+        --db=/db --value_size="$vsize" "${common[@]}" "$@" > "$log" 2>&1 || rc=$?
+      ;;
+    ext4)
+      umount /mnt 2> /dev/null
+      mkfs.ext4 -q -F "/dev/$ns" > "$log.mkfs" 2>&1 && mount "/dev/$ns" /mnt || rc=$?
+      [ $rc -eq 0 ] && db_bench --db=/mnt/db --value_size="$vsize" "${common[@]}" "$@" \
+        > "$log" 2>&1 || rc=$?
+      umount /mnt 2> /dev/null
+      ;;
+  esac
+  if [ $rc -ne 0 ]; then
+    echo "FAIL $(basename "$log"): exit $rc: $(tail -n 2 "$log" "$log.mkfs" 2>/dev/null | tr '\n' ' ')" |
+      tee -a "$summary"
+    failed=1
+  fi
+}
+
+for vsize in $VALUE_SIZES; do
+  for setting in default direct; do
+    read -ra flags <<< "${setting_flags[$setting]}"
+    for ns in nvme0n1 nvme0n2; do
+      for round in $(seq "$PAIRS"); do
+        # Alternate which zoned system goes first; the reference runs last.
+        if [ $((round % 2)) -eq 1 ]; then order=(zonestack zenfs); else order=(zenfs zonestack); fi
+        for system in "${order[@]}"; do
+          run "$system" "$ns" "$out/runs/v$vsize.$setting.$ns.$round.$system.txt" "$vsize" "${flags[@]}"
+        done
+        run ext4 nvme0n3 "$out/runs/v$vsize.$setting.$ns.$round.ext4.txt" "$vsize" "${flags[@]}"
+        echo "v$vsize $setting $ns round $round done" | tee -a "$summary"
+      done
+    done
+  done
+done
+exit $failed

@@ -1,0 +1,82 @@
+"""Ratios of the peer benchmark (experiments/peer/zenfs_peer.sh): from each
+round's db_bench outputs, ZoneStack/ZenFS, ZoneStack/ext4 and ZenFS/ext4
+throughput per workload, as median (min-max) over the rounds, printed and
+written as JSON with what produced them."""
+import argparse
+import json
+import re
+import statistics
+import subprocess
+from collections import defaultdict
+from pathlib import Path
+
+RUN = re.compile(r"v(\d+)\.(\w+)\.(\w+)\.(\d+)\.(\w+)\.txt$")
+OPS = re.compile(r"^(\w+)\s+:\s+[\d.]+ micros/op (\d+) ops/sec", re.M)
+RATIOS = (("zonestack", "zenfs"), ("zonestack", "ext4"), ("zenfs", "ext4"))
+
+
+def load(runs):
+    """{(value_size, setting, ns): {round: {system: {benchmark: ops/s}}}}"""
+    table = defaultdict(lambda: defaultdict(dict))
+    for path in sorted(Path(runs).glob("*.txt")):
+        m = RUN.match(path.name)
+        if not m:
+            continue
+        vsize, setting, ns, rnd, system = m.groups()
+        found = {name: float(ops) for name, ops in OPS.findall(path.read_text())}
+        table[(int(vsize), setting, ns)][int(rnd)][system] = found
+    return table
+
+
+def spread(values):
+    return {"median": statistics.median(values), "min": min(values), "max": max(values),
+            "n": len(values)}
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out", help="the VM's results directory (peer.env, runs/)")
+    p.add_argument("json")
+    p.add_argument("--accel", required=True)
+    p.add_argument("--build_type", required=True)
+    p.add_argument("--zenfs", required=True)
+    args = p.parse_args()
+    env = dict(line.split("=", 1) for line in
+               Path(args.out, "peer.env").read_text().splitlines() if "=" in line)
+    benchmarks = env["BENCHMARKS"].split(",")
+    git = lambda *a: subprocess.run(["git", *a], capture_output=True, text=True).stdout.strip()
+    result = {
+        "what": "db_bench ops/sec through LD_PRELOAD of each plugin on the same kernel "
+                "ZNS namespace, and on ext4 on a conventional namespace",
+        "commit": git("rev-parse", "HEAD"),
+        "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        "build_type": args.build_type,
+        "accel": args.accel,
+        "zenfs": args.zenfs,
+        "settings": {k: env[k].strip('"') for k in ("NUM", "PAIRS", "VALUE_SIZES", "BENCHMARKS")},
+        "runs": [],
+        "ratios": [],
+    }
+    print(f"throughput ratios, median (min-max) over rounds; QEMU {args.accel.upper()}")
+    for (vsize, setting, ns), rounds in sorted(load(Path(args.out, "runs")).items()):
+        for rnd, systems in sorted(rounds.items()):
+            result["runs"].append({"value_size": vsize, "setting": setting, "namespace": ns,
+                                   "round": rnd, "ops": systems})
+        for bench in benchmarks:
+            row = {"value_size": vsize, "setting": setting, "namespace": ns, "benchmark": bench}
+            cells = []
+            for a, b in RATIOS:
+                r = [s[a][bench] / s[b][bench] for s in rounds.values()
+                     if bench in s.get(a, {}) and s.get(b, {}).get(bench)]
+                if r:
+                    row[f"{a}/{b}"] = spread(r)
+                    cells.append(f"{a}/{b} {statistics.median(r):.2f} ({min(r):.2f}-{max(r):.2f})")
+                else:
+                    cells.append(f"{a}/{b} -")
+            result["ratios"].append(row)
+            print(f"  v{vsize} {setting:<7} {ns} {bench:<16} " + "  ".join(cells))
+    Path(args.json).write_text(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
