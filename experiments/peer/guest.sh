@@ -2,8 +2,9 @@
 # Runs inside the VM (experiments/peer/zenfs_peer.sh boots it), chrooted
 # into the host's read-only root: Debian's unmodified db_bench on the same
 # kernel zoned namespaces through ZoneStack's and ZenFS's plugins
-# (LD_PRELOAD), each on a freshly formatted namespace, in rounds that
-# alternate which goes first, and through RocksDB's default file system on
+# (LD_PRELOAD; ZoneStack also with ZenFS's no-op Flush, "zsnoflush"), each
+# on a freshly formatted namespace, in rounds that rotate which goes first,
+# and through RocksDB's default file system on
 # ext4 on a conventional namespace as a reference. Settings come from
 # $1/peer.env; each run's db_bench output goes to
 # $1/runs/SETTING.NS.ROUND.SYSTEM.txt, and a summary to $1/summary.txt.
@@ -49,6 +50,15 @@ run() {
       [ $rc -eq 0 ] && LD_PRELOAD=$ZONESTACK_LIB db_bench --fs_uri="zonestack://zbd:/dev/$ns" \
         --db=/db --value_size="$vsize" "${common[@]}" "$@" > "$log" 2>&1 || rc=$?
       ;;
+    zsnoflush)
+      # ZoneStack with ZenFS's contract: Flush leaves data in the process
+      # (volume option "flush": "none"), so a killed process loses what
+      # RocksDB flushed but did not sync, as on ZenFS.
+      echo "{\"devices\": [\"zbd:/dev/$ns\"], \"flush\": \"none\"}" > /tmp/noflush.json
+      "$ZSCTL" mkfs --volume /tmp/noflush.json > "$log.mkfs" 2>&1 || rc=$?
+      [ $rc -eq 0 ] && LD_PRELOAD=$ZONESTACK_LIB db_bench --fs_uri="zonestack:///tmp/noflush.json" \
+        --db=/db --value_size="$vsize" "${common[@]}" "$@" > "$log" 2>&1 || rc=$?
+      ;;
     zenfs)
       rm -rf /tmp/zenfs-aux && mkdir -p /tmp/zenfs-aux
       "$ZENFS_TOOL" mkfs --zbd="$ns" --aux_path=/tmp/zenfs-aux --force > "$log.mkfs" 2>&1 || rc=$?
@@ -75,8 +85,10 @@ for vsize in $VALUE_SIZES; do
     read -ra flags <<< "${setting_flags[$setting]}"
     for ns in nvme0n1 nvme0n2; do
       for round in $(seq "$PAIRS"); do
-        # Alternate which zoned system goes first; the reference runs last.
-        if [ $((round % 2)) -eq 1 ]; then order=(zonestack zenfs); else order=(zenfs zonestack); fi
+        # Rotate which zoned system goes first; the reference runs last.
+        systems=(zonestack zenfs zsnoflush)
+        order=()
+        for i in 0 1 2; do order+=("${systems[$(( (round - 1 + i) % 3 ))]}"); done
         for system in "${order[@]}"; do
           run "$system" "$ns" "$out/runs/v$vsize.$setting.$ns.$round.$system.txt" "$vsize" "${flags[@]}"
         done

@@ -1,6 +1,7 @@
 """Ratios of the peer benchmark (experiments/peer/zenfs_peer.sh): from each
-round's db_bench outputs, ZoneStack/ZenFS, ZoneStack/ext4 and ZenFS/ext4
-throughput per workload, as median (min-max) over the rounds, printed and
+round's db_bench outputs, ZoneStack/ZenFS (ZoneStack as it is, and with
+ZenFS's no-op Flush: zsnoflush), ZoneStack/ext4 and ZenFS/ext4 throughput
+per workload, as median (min-max) over the rounds, printed and
 written as JSON with what produced them."""
 import argparse
 import json
@@ -12,7 +13,8 @@ from pathlib import Path
 
 RUN = re.compile(r"v(\d+)\.(\w+)\.(\w+)\.(\d+)\.(\w+)\.txt$")
 OPS = re.compile(r"^(\w+)\s+:\s+[\d.]+ micros/op (\d+) ops/sec", re.M)
-RATIOS = (("zonestack", "zenfs"), ("zonestack", "ext4"), ("zenfs", "ext4"))
+RATIOS = (("zonestack", "zenfs"), ("zsnoflush", "zenfs"), ("zonestack", "ext4"),
+          ("zenfs", "ext4"))
 
 
 def load(runs):

@@ -8,8 +8,9 @@
 #   nvme0n2  a larger one (128 zones of 64 MiB, 48 MiB capacity, 14
 #            open/active)
 # and RocksDB's default file system on ext4 on a conventional namespace
-# (nvme0n3) as a reference. Each round formats the namespace afresh and
-# alternates which of ZoneStack and ZenFS goes first; every workload runs
+# (nvme0n3) as a reference. ZoneStack runs as it is and with ZenFS's no-op
+# Flush (experiments/peer/README.md). Each round formats the namespace
+# afresh and rotates which system goes first; every workload runs
 # with RocksDB's default I/O and with direct I/O, at each value size.
 # Prints each ratio's median (min-max) over the rounds and writes every
 # run's numbers as JSON.
