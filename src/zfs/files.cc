@@ -47,21 +47,27 @@ class ZoneWritableFile : public WritableFile {
     return absl::OkStatus();
   }
 
+  // A Flush in the zone of the file's tail mark writes its data as a
+  // chunk ending in a trailer (format.h, FlushTrailer) and logs nothing:
+  // mount finds the chunk by walking the zone from the mark. Elsewhere
+  // (the first Flush, or the first after the writer moved to another
+  // zone) it logs the extents and a mark at the writer's position.
   absl::Status Flush() override {
     if (closed_ || !vol_->flush_to_devices()) return absl::OkStatus();
-    if (auto s = WriteOut(/*pad=*/true); !s.ok()) return s;
-    return vol_->SyncFile(*file_, /*durable=*/false);
+    // When the device refuses the chunk, the logged path retries the
+    // write and handles a failed zone.
+    if (ChunkFits() && WriteChunk().ok()) return absl::OkStatus();
+    return Logged(/*durable=*/false, /*closing=*/false);
   }
 
   absl::Status Sync() override {
     if (closed_) return absl::OkStatus();
-    if (auto s = WriteOut(/*pad=*/true); !s.ok()) return s;
-    return vol_->SyncFile(*file_, /*durable=*/true);
+    return Logged(/*durable=*/true, /*closing=*/false);
   }
 
   absl::Status Close() override {
     if (closed_) return absl::OkStatus();
-    absl::Status s = Sync();
+    absl::Status s = Logged(/*durable=*/true, /*closing=*/true);
     if (lease_.valid()) vol_->ReleaseZone(lease_);
     lease_ = {};
     vol_->CloseWriter(*file_);
@@ -88,6 +94,7 @@ class ZoneWritableFile : public WritableFile {
       if (!lease_.valid() || lease_.next >= lease_.end) {
         if (lease_.valid()) vol_->ReleaseZone(lease_);
         lease_ = {};
+        chunk_.reset();  // the mark is in the zone left behind
         auto lease = vol_->AcquireZone(*file_);
         if (!lease.ok()) return lease.status();
         lease_ = *lease;
@@ -108,16 +115,73 @@ class ZoneWritableFile : public WritableFile {
               lease_.next, std::span(buf_).subspan(*done, physical), WriteContext(file_->hint));
           !s.ok()) {
         if (physical != n) buf_.resize(buf_.size() - (physical - n));
+        chunk_.reset();
         // A zone that went read-only or offline is retired, and the data,
         // still in buf_, goes to another zone; other errors are returned.
         if (auto retry = vol_->WriteFailed(*file_, &lease_, s); !retry.ok()) return retry;
         continue;
       }
-      vol_->AddExtent(*file_, lease_, lease_.next, n,
-                      DataCrc(0, buf_.data() + *done, static_cast<size_t>(n)));
+      const uint32_t crc = DataCrc(0, buf_.data() + *done, static_cast<size_t>(n));
+      vol_->AddExtent(*file_, lease_, lease_.next, n, crc);
+      if (physical != n) {
+        chunk_.reset();  // padding without a trailer ends the chunk
+      } else if (chunk_) {
+        chunk_crc_ = CombineCrc(chunk_crc_, crc, n);
+      }
       lease_.next += physical;
       *done += physical;
     }
+    return absl::OkStatus();
+  }
+
+  // Writes the buffer (the tail padded) and logs its extents with the
+  // writer's position as the file's tail mark (none when closing).
+  absl::Status Logged(bool durable, bool closing) {
+    chunk_.reset();
+    if (auto s = WriteOut(/*pad=*/true); !s.ok()) return s;
+    std::optional<TailMark> tail;
+    if (!closing && lease_.valid()) tail = TailMark{lease_.device, lease_.next};
+    if (auto s = vol_->SyncFile(*file_, durable, tail); !s.ok()) return s;
+    chunk_ = tail;
+    chunk_crc_ = 0;
+    return absl::OkStatus();
+  }
+
+  // Whether a Flush can write the buffer as the end of the chunk begun at
+  // the tail mark: the chunk is in the leased zone and, with its trailer,
+  // fits in it.
+  bool ChunkFits() const {
+    if (!chunk_ || !lease_.valid()) return false;
+    const uint64_t bs = vol_->block_size(lease_.device);
+    const uint64_t length = lease_.next - chunk_->offset + buf_.size();
+    const uint64_t physical = (buf_.size() + kTrailerBytes + bs - 1) / bs * bs;
+    return length <= UINT32_MAX && lease_.next + physical <= lease_.end;
+  }
+
+  // Ends the chunk: the buffer, zero padding and the trailer in one write.
+  // On a device error the chunk is dropped (chunk_ cleared) and the buffer
+  // kept.
+  absl::Status WriteChunk() {
+    const size_t n = buf_.size();
+    const uint64_t length = lease_.next - chunk_->offset + n;
+    if (length == 0) return absl::OkStatus();
+    const uint64_t bs = vol_->block_size(lease_.device);
+    const uint64_t physical = (n + kTrailerBytes + bs - 1) / bs * bs;
+    const uint32_t crc = DataCrc(0, buf_.data(), n);
+    buf_.resize(physical, 0);
+    EncodeTrailer({static_cast<uint32_t>(length), CombineCrc(chunk_crc_, crc, n)}, file_->id,
+                  chunk_->offset, buf_.data() + physical - kTrailerBytes);
+    if (auto s = vol_->device(lease_.device)->Write(lease_.next, buf_, WriteContext(file_->hint));
+        !s.ok()) {
+      buf_.resize(n);
+      chunk_.reset();
+      return s;
+    }
+    if (n > 0) vol_->AddExtent(*file_, lease_, lease_.next, n, crc);
+    lease_.next += physical;
+    buf_.clear();
+    chunk_ = TailMark{lease_.device, lease_.next};
+    chunk_crc_ = 0;
     return absl::OkStatus();
   }
 
@@ -125,6 +189,11 @@ class ZoneWritableFile : public WritableFile {
   std::shared_ptr<FileMeta> file_;
   std::vector<uint8_t> buf_;
   Lease lease_;
+  // Where the chunk the next Flush ends begins, when the log's tail mark
+  // for this file lies in the leased zone and only chunk data (whole
+  // blocks, then the buffer) lies between; CRC of that data so far.
+  std::optional<TailMark> chunk_;
+  uint32_t chunk_crc_ = 0;
   uint64_t size_ = file_->size.load();
   bool closed_ = false;
 };
@@ -242,7 +311,7 @@ void VolumeImpl::AddExtent(FileMeta& file, const Lease& lease, uint64_t offset,
   file.size += length;
 }
 
-absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable) {
+absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<TailMark> tail) {
   // Data first: every device holding unsynced extents is flushed before the
   // record that makes them part of the file.
   std::vector<Extent> fresh;
@@ -250,7 +319,8 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable) {
     absl::MutexLock lock(&mu_);
     absl::ReaderMutexLock fl(&file.mu);
     if (file.extents.size() == file.persisted_extents &&
-        (file.extents.empty() || file.extents.back().length == file.persisted_last_len)) {
+        (file.extents.empty() || file.extents.back().length == file.persisted_last_len) &&
+        file.tail == tail) {
       // Nothing new to log; a Sync after a Flush makes the Flush's record
       // and data durable.
       if (!durable || !file.flushed_unsynced) return absl::OkStatus();
@@ -299,7 +369,15 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable) {
   if (!durable) {
     for (uint32_t d : devices) flush_pending_[d] = true;
   }
-  if (auto s = Commit({{.type = OpType::kAppendFile, .file = rec}}, durable); !s.ok()) return s;
+  std::vector<Op> ops{{.type = OpType::kAppendFile, .file = rec}};
+  if (tail && tail != file.tail) {
+    ops.push_back({.type = OpType::kSetTail, .id = file.id, .device = tail->device,
+                   .offset = tail->offset});
+  } else if (!tail && file.tail) {
+    ops.push_back({.type = OpType::kClearTail, .id = file.id});
+  }
+  if (auto s = Commit(std::move(ops), durable); !s.ok()) return s;
+  file.tail = tail;
   file.flushed_unsynced = !durable;
   file.mtime_us = rec.mtime_us;
   absl::ReaderMutexLock fl(&file.mu);

@@ -194,6 +194,14 @@ void EncodeOp(Encoder& e, const Op& op) {
       e.U32(op.zone);
       e.U32(op.group);
       break;
+    case OpType::kSetTail:
+      e.U64(op.id);
+      e.U32(op.device);
+      e.U64(op.offset);
+      break;
+    case OpType::kClearTail:
+      e.U64(op.id);
+      break;
   }
 }
 
@@ -218,6 +226,14 @@ absl::StatusOr<Op> DecodeOp(Decoder& d) {
       op.zone = d.U32();
       op.group = d.U32();
       break;
+    case OpType::kSetTail:
+      op.id = d.U64();
+      op.device = d.U32();
+      op.offset = d.U64();
+      break;
+    case OpType::kClearTail:
+      op.id = d.U64();
+      break;
     default:
       return absl::DataLossError("unknown operation in record");
   }
@@ -225,6 +241,41 @@ absl::StatusOr<Op> DecodeOp(Decoder& d) {
 }
 
 }  // namespace
+
+namespace {
+constexpr uint32_t kTrailerMagic = 0x4c54535a;  // "ZSTL"
+
+uint32_t TrailerCheck(const uint8_t* first12, uint64_t file_id, uint64_t chunk_offset) {
+  uint8_t b[28];
+  std::memcpy(b, &file_id, 8);
+  std::memcpy(b + 8, &chunk_offset, 8);
+  std::memcpy(b + 16, first12, 12);
+  return Checksum(b, sizeof b);
+}
+}  // namespace
+
+void EncodeTrailer(const FlushTrailer& t, uint64_t file_id, uint64_t chunk_offset,
+                   uint8_t* out) {
+  std::memcpy(out, &kTrailerMagic, 4);
+  std::memcpy(out + 4, &t.length, 4);
+  std::memcpy(out + 8, &t.crc, 4);
+  const uint32_t check = TrailerCheck(out, file_id, chunk_offset);
+  std::memcpy(out + 12, &check, 4);
+}
+
+std::optional<FlushTrailer> DecodeTrailer(const uint8_t* bytes, uint64_t file_id,
+                                          uint64_t chunk_offset) {
+  uint32_t magic = 0, check = 0;
+  std::memcpy(&magic, bytes, 4);
+  std::memcpy(&check, bytes + 12, 4);
+  if (magic != kTrailerMagic || check != TrailerCheck(bytes, file_id, chunk_offset)) {
+    return std::nullopt;
+  }
+  FlushTrailer t;
+  std::memcpy(&t.length, bytes + 4, 4);
+  std::memcpy(&t.crc, bytes + 8, 4);
+  return t;
+}
 
 uint32_t DataCrc(uint32_t crc, const uint8_t* bytes, size_t n) {
   return static_cast<uint32_t>(crc32_z(crc, bytes, n));
@@ -393,6 +444,10 @@ std::string DescribeOp(const Op& op) {
     case OpType::kSetPoolZoneGroup:
       return absl::StrCat("pool-zone-group device=", op.device, " zone=", op.zone,
                           " group=", op.group);
+    case OpType::kSetTail:
+      return absl::StrCat("set-tail id=", op.id, " device=", op.device, " offset=", op.offset);
+    case OpType::kClearTail:
+      return absl::StrCat("clear-tail id=", op.id);
   }
   return "?";
 }

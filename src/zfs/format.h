@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,11 @@ enum class OpType : uint8_t {
   // The same for a zone taken from its device's WAL/cache pool (HHZS 3.2),
   // so mount counts the pool's zones again.
   kSetPoolZoneGroup = 7,
+  // A writer's flushed tail (see FlushTrailer): data it flushed in zone
+  // `device`:`offset`'s zone from `offset` on is found at mount by walking
+  // the zone, not from records. The last kSetTail of a file wins.
+  kSetTail = 8,
+  kClearTail = 9,  // the writer closed: nothing to walk
 };
 
 struct FileRecord {
@@ -87,6 +93,9 @@ struct Op {
   uint64_t id = 0;   // kDeleteFile
   std::string path;  // kPutDir, kDeleteDir
   uint32_t device = 0, zone = 0, group = 0;  // kSetZoneGroup, kSetPoolZoneGroup
+  // kSetTail: file `id`, device `device`, device offset `offset`.
+  // kClearTail: file `id`.
+  uint64_t offset = 0;
 };
 
 // The op that gives data zone `zone` of `device` to `group`.
@@ -94,6 +103,27 @@ inline Op ZoneGroupOp(uint32_t device, uint32_t zone, uint32_t group, bool pool)
   return {.type = pool ? OpType::kSetPoolZoneGroup : OpType::kSetZoneGroup,
           .device = device, .zone = zone, .group = group};
 }
+
+// A flushed chunk of a file's tail: its data from the chunk start (the
+// file's tail mark, or the end of the chunk before) on, zero padding, and
+// in the last 16 bytes of the block it ends in this trailer:
+//   u32 magic, u32 data length, u32 CRC-32 of the data (as extents),
+//   u32 XXH32 of the file id (u64), the chunk's device offset (u64) and
+//   the 12 bytes before it.
+// Binding the check to the file and position means that neither another
+// file's chunk nor stale bytes at another offset pass as this chunk.
+// The chunk's last block is the first that leaves 16 bytes after the data.
+constexpr size_t kTrailerBytes = 16;
+struct FlushTrailer {
+  uint32_t length = 0;
+  uint32_t crc = 0;
+};
+void EncodeTrailer(const FlushTrailer& t, uint64_t file_id, uint64_t chunk_offset,
+                   uint8_t* out /* kTrailerBytes */);
+// The trailer in `bytes` (kTrailerBytes), if it is one for this file and
+// chunk offset.
+std::optional<FlushTrailer> DecodeTrailer(const uint8_t* bytes, uint64_t file_id,
+                                          uint64_t chunk_offset);
 
 // kVoid marks the record before it as torn (its write never completed, so
 // it was never acknowledged): written at mount after a torn tail, so that

@@ -274,6 +274,9 @@ absl::Status VolumeImpl::Recover(bool read_only, RepairReport* repair) {
     repair->problems = std::move(recovered->problems);
     DropBrokenFiles(repair);
   }
+  // Before the zones are counted: what writers flushed without a record.
+  auto tail_ops = RecoverTails(repair);
+  if (!tail_ops.ok()) return tail_ops.status();
 
   // Valid bytes from the live extents; an extent beyond its zone's write
   // pointer means acknowledged data is gone, which must not go unnoticed.
@@ -344,6 +347,10 @@ absl::Status VolumeImpl::Recover(bool read_only, RepairReport* repair) {
       m.partial.erase(z);
     }
   }
+  // A repair writes a fresh log of the whole state instead.
+  if (!tail_ops->empty() && !repair) {
+    if (auto s = Commit(std::move(*tail_ops)); !s.ok()) return s;
+  }
   ResetDeadZones();
   return absl::OkStatus();
 }
@@ -377,6 +384,14 @@ void VolumeImpl::Apply(const Op& op) {
           z.pool = op.type == OpType::kSetPoolZoneGroup;
         }
       }
+      break;
+    case OpType::kSetTail:
+      if (auto it = files_.find(op.id); it != files_.end()) {
+        it->second->tail = TailMark{op.device, op.offset};
+      }
+      break;
+    case OpType::kClearTail:
+      if (auto it = files_.find(op.id); it != files_.end()) it->second->tail.reset();
       break;
   }
 }
@@ -484,6 +499,10 @@ std::vector<Op> VolumeImpl::Snapshot() const {
   for (const auto& [id, f] : files_) {
     absl::ReaderMutexLock fl(&f->mu);
     ops.push_back({.type = OpType::kPutFile, .file = f->ToRecord()});
+    if (f->tail) {
+      ops.push_back({.type = OpType::kSetTail, .id = id, .device = f->tail->device,
+                     .offset = f->tail->offset});
+    }
   }
   for (uint32_t d = 0; d < members_.size(); ++d) {
     const Member& m = members_[d];

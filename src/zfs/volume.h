@@ -154,10 +154,12 @@ class WritableFile {
   // Sync.
   virtual absl::Status Append(std::span<const uint8_t> data) = 0;
   // Every byte appended before Flush survives a crash of this process once
-  // it returns (it is on the devices and in the metadata log, which a
-  // device keeps across a host process's death), but not a power cut. A
-  // partial block is written padded, so each Flush of a partial block
-  // costs a block of space; the next append starts a new extent.
+  // it returns (it is on the devices, which keep it across a host
+  // process's death, and the metadata log has either its extents or a
+  // mark from which mount finds it), but not a power cut. A partial block
+  // is written padded (with a 16-byte trailer, and a block of its own for
+  // the trailer when the padding is shorter), so each Flush of a partial
+  // block costs a block of space; the next append starts a new extent.
   virtual absl::Status Flush() = 0;
   // Durability: every byte appended before Sync survives a crash or a
   // power cut once it returns, with the file's size and name.

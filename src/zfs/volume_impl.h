@@ -45,6 +45,14 @@ namespace zonestack::zfs {
 // Zone groups above any policy's: zones not holding file data.
 constexpr uint32_t kNoGroup = UINT32_MAX;
 
+// Where a writer's flushed chunks begin that no record describes yet
+// (format.h, FlushTrailer): mount walks the zone from here.
+struct TailMark {
+  uint32_t device = 0;
+  uint64_t offset = 0;  // device offset, block-aligned
+  bool operator==(const TailMark&) const = default;
+};
+
 // A file. `id` never changes; the rest is guarded as marked.
 struct FileMeta {
   explicit FileMeta(uint64_t file_id) : id(file_id) {}
@@ -69,6 +77,8 @@ struct FileMeta {
   uint64_t persisted_size = 0;
   // The last record of this file was written by a Flush (not flushed).
   bool flushed_unsynced = false;
+  // The tail mark the log holds for this file's writer, if any.
+  std::optional<TailMark> tail;
 
   // Readers hold `mu` shared while they read the device; appends and
   // relocation change the extents holding it exclusively.
@@ -215,8 +225,12 @@ class VolumeImpl {
                  uint32_t crc) ABSL_LOCKS_EXCLUDED(mu_);
   // Makes the file's data and size durable (flushes devices, logs).
   // With `durable` false (a Flush), the data and record only reach the
-  // devices: they survive a process crash, not a power cut.
-  absl::Status SyncFile(FileMeta& file, bool durable) ABSL_LOCKS_EXCLUDED(mu_);
+  // devices: they survive a process crash, not a power cut. The record
+  // leaves `tail` as the file's tail mark (nullopt: none, the writer is
+  // closing); `tail` must be the writer's next write position, after
+  // every extent the record logs.
+  absl::Status SyncFile(FileMeta& file, bool durable, std::optional<TailMark> tail)
+      ABSL_LOCKS_EXCLUDED(mu_);
   void CloseWriter(FileMeta& file) ABSL_LOCKS_EXCLUDED(mu_);
   void CloseReader(FileMeta& file) ABSL_LOCKS_EXCLUDED(mu_);
   device::ZonedDevice* device(uint32_t i) const { return members_[i].dev.get(); }
@@ -301,6 +315,14 @@ class VolumeImpl {
   std::vector<Op> Snapshot() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ApplyPutFile(const FileRecord& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ApplyAppend(const FileRecord& rec) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Mount (tail_recovery.cc): for each file with a tail mark, walks its
+  // zone from the mark to the write pointer and appends every flushed
+  // chunk whose trailer and CRC hold (format.h, FlushTrailer). Returns
+  // the ops that log what it found and clear the marks; a chunk whose
+  // trailer holds but whose data does not is DataLoss (with `repair`,
+  // the walk stops there and says so).
+  absl::StatusOr<std::vector<Op>> RecoverTails(RepairReport* repair)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ForgetFile(uint64_t id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Repair (repair.cc): forgets files whose extents lie outside the volume
   // or past their zone's write pointer, and recreates the directories the
