@@ -51,6 +51,11 @@ struct MemoryBackingOptions {
   // Fresh zone mappings kept ready, their first `fill_ahead` bytes
   // resident, for zones written for the first time.
   uint32_t spare_zones = 0;
+  // Without fill-ahead: a write past the resident part of its zone makes
+  // this many more bytes resident at once (MADV_POPULATE_WRITE), so fresh
+  // memory costs one call per step instead of a page fault per page.
+  // 0: pages fault one at a time.
+  uint64_t populate_step = 0;
 };
 
 // One zone-sized mapping per zone that holds data.

@@ -23,6 +23,7 @@ class MemoryBacking : public Backing {
       : zone_size_(info.zone_size),
         zone_capacity_(info.zone_capacity),
         spare_zones_(options.spare_zones),
+        populate_step_(options.fill_ahead == 0 ? options.populate_step : 0),
         zones_(info.num_zones) {
     if (options.fill_ahead == 0) return;
     fill_ = std::make_unique<FillAhead>(options.fill_ahead);
@@ -64,6 +65,7 @@ class MemoryBacking : public Backing {
         z.data = Take();
         if (!z.data) return absl::ResourceExhaustedError("emulator out of memory");
       }
+      if (in_zone + n > z.resident && populate_step_ > 0) Populate(z, in_zone + n);
       // A recycled mapping holds stale bytes: what was never written reads
       // as zeroes.
       if (in_zone > z.filled) std::memset(z.data + z.filled, 0, in_zone - z.filled);
@@ -99,7 +101,20 @@ class MemoryBacking : public Backing {
   struct Zone {
     uint8_t* data = nullptr;
     uint64_t filled = 0;  // bytes [0, filled) are valid
+    uint64_t resident = 0;  // bytes [0, resident) were populated (populate_step_)
   };
+
+  // Makes z's bytes up to `end`, and a step beyond, resident. A kernel
+  // that refuses (older than 5.14, or out of memory) leaves the pages to
+  // fault one by one, as they would without this.
+  void Populate(Zone& z, uint64_t end) {
+    const uint64_t to = std::max(end, std::min(zone_capacity_, end + populate_step_));
+    if (!FillAhead::PopulateWrite(z.data + z.resident, to - z.resident)) {
+      populate_step_ = 0;
+      return;
+    }
+    z.resident = to;
+  }
 
   // A mapping for a zone's first write: a recycled one (already resident),
   // else a spare (its first bytes made resident), else a new one.
@@ -142,6 +157,7 @@ class MemoryBacking : public Backing {
   const uint64_t zone_size_;
   const uint64_t zone_capacity_;
   const uint32_t spare_zones_;
+  uint64_t populate_step_;  // 0 once the kernel refused
   std::vector<Zone> zones_;
   std::vector<uint8_t*> pool_;    // emptied zones' mappings, resident
   std::vector<uint8_t*> spares_;  // fresh mappings, oldest first
