@@ -122,7 +122,7 @@ class ZoneWritableFile : public WritableFile {
         continue;
       }
       const uint32_t crc = DataCrc(0, buf_.data() + *done, static_cast<size_t>(n));
-      vol_->AddExtent(*file_, lease_, lease_.next, n, crc);
+      vol_->AddExtent(*file_, lease_, lease_.next, n, crc, lease_.next + physical);
       if (physical != n) {
         chunk_.reset();  // padding without a trailer ends the chunk
       } else if (chunk_) {
@@ -168,16 +168,26 @@ class ZoneWritableFile : public WritableFile {
     const uint64_t bs = vol_->block_size(lease_.device);
     const uint64_t physical = (n + kTrailerBytes + bs - 1) / bs * bs;
     const uint32_t crc = DataCrc(0, buf_.data(), n);
+    if (!vol_->BeginWrite(lease_)) {
+      lease_ = {};  // taken back while this writer was idle: Flush logs instead
+      chunk_.reset();
+      return absl::UnavailableError("the writer's zone was taken back");
+    }
     buf_.resize(physical, 0);
     EncodeTrailer({static_cast<uint32_t>(length), CombineCrc(chunk_crc_, crc, n)}, file_->id,
                   chunk_->offset, buf_.data() + physical - kTrailerBytes);
     if (auto s = vol_->device(lease_.device)->Write(lease_.next, buf_, WriteContext(file_->hint));
         !s.ok()) {
+      vol_->EndWrite(lease_, lease_.next);
       buf_.resize(n);
       chunk_.reset();
       return s;
     }
-    if (n > 0) vol_->AddExtent(*file_, lease_, lease_.next, n, crc);
+    if (n > 0) {
+      vol_->AddExtent(*file_, lease_, lease_.next, n, crc, lease_.next + physical);
+    } else {
+      vol_->EndWrite(lease_, lease_.next + physical);  // a trailer alone
+    }
     lease_.next += physical;
     buf_.clear();
     chunk_ = TailMark{lease_.device, lease_.next};
@@ -288,19 +298,12 @@ std::unique_ptr<ReadableFile> NewReadableFile(VolumeImpl* volume, std::shared_pt
 // ---------------------------------------------------------------- VolumeImpl
 
 void VolumeImpl::AddExtent(FileMeta& file, const Lease& lease, uint64_t offset,
-                           uint64_t length, uint32_t crc) {
+                           uint64_t length, uint32_t crc, uint64_t next) {
   absl::MutexLock lock(&mu_);
   const Extent x{lease.device, offset, length, crc};
   AddValid(x);
-  ZoneUse& z = members_[lease.device].zones[lease.zone];
-  z.last_write_us = NowUs();
-  // The write ended: the zone's write pointer is past its padded tail, and
-  // the writer may be preempted until its next write (BeginWrite).
-  const uint64_t bs = block_size(lease.device);
-  const uint64_t end = offset + (length + bs - 1) / bs * bs - members_[lease.device].dev->ZoneStart(lease.zone);
-  if (end > z.written) z.written = end;
-  z.idle = true;
-  z.idle_since_us = z.last_write_us;
+  members_[lease.device].zones[lease.zone].last_write_us = NowUs();
+  EndWriteLocked(lease, next);
   absl::MutexLock fl(&file.mu);
   AppendExtent(file.extents, x);
   if (file.ends.size() == file.extents.size()) {

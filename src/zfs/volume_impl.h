@@ -217,12 +217,16 @@ class VolumeImpl {
   void ReleaseZone(const Lease& lease) ABSL_LOCKS_EXCLUDED(mu_);
   // A file writer calls BeginWrite before each device write of its lease:
   // false when a waiter took the zone back while the writer was idle (the
-  // writer then leases another zone). AddExtent ends the write: the zone's
-  // write pointer moves, and the writer is idle again.
+  // writer then leases another zone). EndWrite (or AddExtent) ends the
+  // write: the zone's write pointer is at `next` (the device offset after
+  // the write, padding and trailer included; unchanged after a failed
+  // write), and the writer is idle again.
   bool BeginWrite(const Lease& lease) ABSL_LOCKS_EXCLUDED(mu_);
-  // Records that `length` bytes were written at `offset` for `file`.
+  void EndWrite(const Lease& lease, uint64_t next) ABSL_LOCKS_EXCLUDED(mu_);
+  // Records that `length` bytes were written at `offset` for `file`, and
+  // ends the write as EndWrite(lease, next) does.
   void AddExtent(FileMeta& file, const Lease& lease, uint64_t offset, uint64_t length,
-                 uint32_t crc) ABSL_LOCKS_EXCLUDED(mu_);
+                 uint32_t crc, uint64_t next) ABSL_LOCKS_EXCLUDED(mu_);
   // Makes the file's data and size durable (flushes devices, logs).
   // With `durable` false (a Flush), the data and record only reach the
   // devices: they survive a process crash, not a power cut. The record
@@ -366,6 +370,8 @@ class VolumeImpl {
   // if idle since `idle_before_us` or earlier; false if none is.
   bool RevokeIdleLease(uint32_t device, uint64_t idle_before_us)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // EndWrite under mu_.
+  void EndWriteLocked(const Lease& lease, uint64_t next) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // A lease ends (released or revoked): the zone is empty, partial or full.
   void Unlease(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   uint32_t MaxActive(uint32_t device) const;

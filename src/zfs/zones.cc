@@ -413,6 +413,21 @@ bool VolumeImpl::RevokeIdleLease(uint32_t device, uint64_t idle_before_us) {
   return true;
 }
 
+void VolumeImpl::EndWrite(const Lease& lease, uint64_t next) {
+  absl::MutexLock lock(&mu_);
+  EndWriteLocked(lease, next);
+}
+
+void VolumeImpl::EndWriteLocked(const Lease& lease, uint64_t next) {
+  Member& m = members_[lease.device];
+  ZoneUse& z = m.zones[lease.zone];
+  if (!z.leased || z.lease_id != lease.id) return;
+  const uint64_t written = next - m.dev->ZoneStart(lease.zone);
+  if (written > z.written) z.written = written;
+  z.idle = true;
+  z.idle_since_us = NowUs();
+}
+
 bool VolumeImpl::BeginWrite(const Lease& lease) {
   absl::MutexLock lock(&mu_);
   ZoneUse& z = members_[lease.device].zones[lease.zone];

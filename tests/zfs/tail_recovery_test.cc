@@ -37,7 +37,17 @@ class TailRecoveryTest : public VolumeTest {
   }
   std::string Image() const { return dir_ + "/dev.img"; }
   std::string CrashImage() const { return dir_ + "/crash.img"; }
-  static std::string Uri(const std::string& image) { return ZnsUri(kZones, "&file=" + image); }
+  std::string Uri(const std::string& image) const {
+    return ZnsUri(kZones, limits_ + "&file=" + image);
+  }
+  // Formats the device afresh with `limits` (URI options) in its URI.
+  void Reformat(const std::string& limits) {
+    vol_.reset();
+    devs_.clear();
+    std::filesystem::remove(Image());
+    limits_ = limits;
+    FormatAndMount({OpenDev(Uri(Image()))});
+  }
 
   // The device as a process crash now would leave it, mounted.
   absl::Status MountCrashImage() {
@@ -64,6 +74,7 @@ class TailRecoveryTest : public VolumeTest {
   }
 
   std::string dir_;
+  std::string limits_;
   Devices crashed_devs_;
   std::unique_ptr<Volume> crashed_;
 };
@@ -114,6 +125,46 @@ TEST_F(TailRecoveryTest, AFlushInTheMarkedZoneLogsNothing) {
   ASSERT_OK(w->Sync());
   ASSERT_OK_AND_ASSIGN(const auto synced, vol_->DumpLog());
   EXPECT_GT(synced.size(), after.size());
+}
+
+// A writer idle between Flushes can lose its zone to writers that need an
+// active zone (zones.cc, RevokeIdleLease); they write after its chunks in
+// that zone, or the zone is finished. Its flushed bytes still come back,
+// and its next Flush, in another zone, logs a new mark.
+TEST_F(TailRecoveryTest, AWriterWhoseZoneWasTakenKeepsItsFlushedBytes) {
+  // 4 active zones (3 for data, the log keeps one) and 12 data zones.
+  ASSERT_NO_FATAL_FAILURE(Reformat("&max_open=4&max_active=4"));
+  const FileHint wal{.kind = FileKind::kWal};
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", wal));
+  uint64_t size = 0;
+  for (int i = 0; i < 5; ++i) {  // the first Flush logs a mark, the rest are chunks
+    ASSERT_OK(w->Append(Pattern(3, size, 1000)));
+    ASSERT_OK(w->Flush());
+    size += 1000;
+  }
+  const uint32_t active = vol_->devices()[0]->info().max_active_zones;
+  ASSERT_EQ(active, 4u);
+  std::vector<std::unique_ptr<WritableFile>> others;
+  for (uint32_t t = 0; t < active; ++t) {  // more writers than active zones
+    ASSERT_OK_AND_ASSIGN(auto o, vol_->Create("/o" + std::to_string(t), wal));
+    ASSERT_OK(o->Append(Pattern(100 + t, 0, 5000)));
+    ASSERT_OK(o->Flush());
+    others.push_back(std::move(o));
+  }
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_OK(w->Append(Pattern(3, size, 1000)));
+    ASSERT_OK(w->Flush());
+    size += 1000;
+  }
+  std::set<uint32_t> zones;
+  for (const FileInfo& f : vol_->Files()) {
+    if (f.names[0] != "/wal") continue;
+    for (const ExtentInfo& x : f.extents) zones.insert(x.zone);
+  }
+  EXPECT_GE(zones.size(), 2u) << "the idle writer kept its zone";
+  ASSERT_OK(MountCrashImage());
+  ExpectCrashedFile("/wal", 3, size);
+  for (uint32_t t = 0; t < active; ++t) ExpectCrashedFile("/o" + std::to_string(t), 100 + t, 5000);
 }
 
 // Syncs move the mark; the recovered file continues after the last one.
