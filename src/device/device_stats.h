@@ -29,8 +29,17 @@ struct DeviceStats {
   uint64_t destages = 0;
   uint64_t cache_read_hits = 0;
   uint64_t erases = 0;      // erase operations (multi-plane erase = one)
-  // Bytes programmed into NAND, indexed by CellMode's value (0..4).
+  // Bytes programmed into NAND, indexed by CellMode's value (0..4), and of
+  // them the bytes migration wrote: the host's migration writes and Simple
+  // Copies (IoClass::kMigration) and a hidden SLC cache's moves to the
+  // native mode.
   std::array<uint64_t, 5> programmed_bytes{};
+  std::array<uint64_t, 5> migration_programmed_bytes{};
+  uint64_t simple_copies = 0;        // Simple Copy commands
+  uint64_t slc_zone_migrations = 0;  // zones a hidden SLC cache moved to the native mode
+  // Page reads (one sense of a page) of QLC pages by page type: L, CL, CU,
+  // U (ZnH2 Table 2). Counted by the NAND timing model.
+  std::array<uint64_t, 4> qlc_page_reads{};
   // Busy time of each modeled resource ("die3", "channel1", "head", ...).
   std::map<std::string, uint64_t> busy_ns;
   // A disk head's busy time by what it was busy for (a destage counts for

@@ -18,7 +18,9 @@ namespace {
 constexpr const char* kParams =
     "zones=N, scale=1/K or a fraction, conv=N (conventional zones), "
     "max_open=N, max_active=N, file=PATH (persistent backing), "
-    "timing=real|sim|none, write_cache=BYTES (a disk's write-back cache; 0: off)";
+    "timing=real|sim|none, write_cache=BYTES (a disk's write-back cache; 0: off), "
+    "slc=host|device|none (an SLC/QLC SSD: HZNS zones, DM Hybrid, pure QLC), "
+    "slc_idle_ms=N, slc_idle_target=P (DM Hybrid's idle migration)";
 
 // Far more zones than any zoned drive has (a 28 TB SMR disk has ~104k);
 // beyond this an emulator's per-zone state would exhaust memory.
@@ -85,7 +87,9 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
   info.name = preset->name;
   double scale = 1;
   std::optional<uint64_t> conv;
-  std::string file, timing = "real";
+  std::string file, timing = "real", slc = "host";
+  uint64_t slc_idle_ms = 0, slc_idle_target = 50;
+  bool slc_idle_given = false;
   DiskParams disk = preset->disk;
   for (const auto& [key, value] : params) {
     if (key == "zones" || key == "conv" || key == "max_open" || key == "max_active") {
@@ -104,6 +108,20 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
       auto v = ParseCount(uri, key, value, UINT64_MAX);
       if (!v.ok()) return v.status();
       disk.write_cache_bytes = *v;
+    } else if (key == "slc") {
+      if (!preset->info.supports_slc) {
+        return BadUri(uri, absl::StrCat("slc= applies to presets with SLC/QLC zones (znh2), not ",
+                                        preset->name));
+      }
+      if (value != "host" && value != "device" && value != "none") {
+        return BadUri(uri, absl::StrCat("slc='", value, "' must be host, device or none"));
+      }
+      slc = value;
+    } else if (key == "slc_idle_ms" || key == "slc_idle_target") {
+      auto v = ParseCount(uri, key, value, key == "slc_idle_target" ? 100 : 3'600'000);
+      if (!v.ok()) return v.status();
+      (key == "slc_idle_ms" ? slc_idle_ms : slc_idle_target) = *v;
+      slc_idle_given = true;
     } else if (key == "file") {
       // Without a path the device would silently be in memory, and lose
       // everything the caller meant to keep.
@@ -121,6 +139,17 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
     }
   }
   if (info.num_zones == 0) return BadUri(uri, "zones must be at least 1");
+  if (slc_idle_given && slc != "device") {
+    return BadUri(uri, "slc_idle_ms and slc_idle_target apply to slc=device only");
+  }
+  if (slc != "host") {
+    // DM Hybrid and pure QLC (ZnH2 4.1): the host sees plain native-mode
+    // zones, with neither SLC opens nor the extra QLC limits.
+    info.model += slc == "device" ? ", DM Hybrid" : ", QLC only";
+    info.supports_slc = false;
+    info.default_cell_mode = info.native_cell_mode;
+    info.max_open_qlc_zones = info.max_active_qlc_zones = 0;
+  }
   info.zone_size = ScaleBytes(info.zone_size, scale, info.block_size);
   info.zone_capacity = std::min(info.zone_size,
                                 ScaleBytes(info.zone_capacity, scale, info.block_size));
@@ -134,6 +163,9 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
 
   EmulatorOptions opts;
   opts.info = info;
+  opts.hidden_slc_cache = slc == "device";
+  opts.slc_idle_ns = slc_idle_ms * 1'000'000;
+  opts.slc_idle_target = static_cast<uint32_t>(slc_idle_target);
   if (timing == "sim") opts.clock = std::make_shared<ManualClock>();
   if (timing != "none") {
     const uint64_t capacity = info.capacity_bytes();

@@ -43,6 +43,22 @@ absl::Status ValidateGeometry(const DeviceInfo& info) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateSlcCache(const EmulatorOptions& o) {
+  if (!o.hidden_slc_cache) return absl::OkStatus();
+  if (static_cast<int>(o.info.native_cell_mode) <= static_cast<int>(CellMode::kSlc) ||
+      o.info.default_cell_mode != o.info.native_cell_mode || o.info.supports_slc) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "device ", o.info.name,
+        ": a hidden SLC cache needs native-mode zones with more bits per cell than SLC, "
+        "and no host SLC mode"));
+  }
+  if (o.slc_idle_target > 100) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("device ", o.info.name, ": the idle SLC target is a percentage of the cap"));
+  }
+  return absl::OkStatus();
+}
+
 // Append and Simple Copy check the zone they name (zone_error.h).
 absl::Status CheckZoneTakesWrites(const ZoneInfo& z) {
   return CheckZoneTakesWrites(z, absl::StrCat("zone ", z.index));
@@ -53,6 +69,7 @@ absl::Status CheckZoneTakesWrites(const ZoneInfo& z) {
 absl::StatusOr<std::unique_ptr<EmulatedDevice>> EmulatedDevice::Create(
     EmulatorOptions options) {
   if (auto s = ValidateGeometry(options.info); !s.ok()) return s;
+  if (auto s = ValidateSlcCache(options); !s.ok()) return s;
   if (!options.timing) options.timing = std::make_unique<NoTiming>();
   if (!options.backing) {
     options.backing = NewMemoryBacking(options.info,
@@ -84,6 +101,9 @@ absl::Status EmulatedDevice::RestoreLocked(const std::vector<SavedZone>& saved) 
     const ZoneInfo& z = zones_.zone(i);
     if (z.type == ZoneType::kConventional) continue;
     if (z.write_pointer != zones_.DurableZone(i).write_pointer) dirty_zones_.insert(i);
+    // The firmware's SLC map is not kept in the file: a restarted DM
+    // Hybrid device finds earlier data in the native mode.
+    if (slc_cache_) slc_cache_->Wrote(i, z.write_pointer - z.start);
     // A write the process died in the middle of may have reached the file
     // without its record: it was never acknowledged, and must read as
     // zeroes like any block beyond a write pointer.
@@ -100,7 +120,10 @@ EmulatedDevice::EmulatedDevice(EmulatorOptions options)
       opened_at_ns_(options.clock->NowNs()),
       zones_(options.info),
       timing_(std::move(options.timing)),
-      backing_(std::move(options.backing)) {}
+      backing_(std::move(options.backing)),
+      slc_cache_(options.hidden_slc_cache ? std::make_unique<SlcCache>(options.info) : nullptr),
+      slc_idle_ns_(options.slc_idle_ns),
+      slc_idle_target_(options.slc_idle_target) {}
 
 EmulatedDevice::~EmulatedDevice() {
   absl::MutexLock lock(&mu_);
@@ -163,6 +186,8 @@ absl::Status EmulatedDevice::RunCommand(
   {
     absl::MutexLock lock(&mu_);
     if (auto s = CheckPowerLocked(mutating); !s.ok()) return s;
+    command_submit_ns_ = submit;
+    IdleMigrateLocked(submit);
     absl::StatusOr<TimedRequest> request = body();
     if (!request.ok()) return request.status();
     done = ScheduleLocked(*request, submit);
@@ -181,8 +206,9 @@ absl::Status EmulatedDevice::Read(uint64_t offset, std::span<uint8_t> dst,
     ++c.read_ops;
     c.read_bytes += dst.size();
     const uint32_t zone = ZoneOf(offset);
+    if (slc_cache_) slc_cache_->Touched(zone);
     return TimedRequest{.op = IoOp::kRead, .zone = zone, .offset = offset, .length = dst.size(),
-                        .cell_mode = zones_.zone(zone).cell_mode, .io_class = ctx.io_class};
+                        .cell_mode = MediaModeLocked(zone), .io_class = ctx.io_class};
   });
 }
 
@@ -197,8 +223,10 @@ absl::Status EmulatedDevice::WriteLocked(uint64_t offset, std::span<const uint8_
     }
     dirty_zones_.insert(zone);
   } else {
+    if (slc_cache_) PlaceWriteLocked(zone, src.size());
     if (auto s = backing_->Write(offset, src); !s.ok()) return s;
     zones_.CommitWrite(offset, src.size());
+    if (slc_cache_) slc_cache_->Wrote(zone, src.size());
     dirty_zones_.insert(zone);
     // The record of the cached write pointer, after the data: a process
     // death then keeps the write (RestoreLocked).
@@ -207,7 +235,9 @@ absl::Status EmulatedDevice::WriteLocked(uint64_t offset, std::span<const uint8_
   IoCounters& c = stats_.by_class[static_cast<int>(ctx.io_class)];
   ++c.write_ops;
   c.write_bytes += src.size();
-  stats_.programmed_bytes[static_cast<int>(zones_.zone(zone).cell_mode)] += src.size();
+  const int mode = static_cast<int>(MediaModeLocked(zone));
+  stats_.programmed_bytes[mode] += src.size();
+  if (ctx.io_class == IoClass::kMigration) stats_.migration_programmed_bytes[mode] += src.size();
   return absl::OkStatus();
 }
 
@@ -217,7 +247,7 @@ absl::Status EmulatedDevice::Write(uint64_t offset, std::span<const uint8_t> src
     if (auto s = WriteLocked(offset, src, ctx); !s.ok()) return s;
     const uint32_t zone = ZoneOf(offset);
     return TimedRequest{.op = IoOp::kWrite, .zone = zone, .offset = offset, .length = src.size(),
-                        .cell_mode = zones_.zone(zone).cell_mode, .io_class = ctx.io_class};
+                        .cell_mode = MediaModeLocked(zone), .io_class = ctx.io_class};
   });
 }
 
@@ -245,7 +275,7 @@ absl::StatusOr<uint64_t> EmulatedDevice::Append(uint32_t zone,
     offset = z.write_pointer;
     if (auto st = WriteLocked(offset, src, ctx); !st.ok()) return st;
     return TimedRequest{.op = IoOp::kWrite, .zone = zone, .offset = offset, .length = src.size(),
-                        .cell_mode = zones_.zone(zone).cell_mode, .io_class = ctx.io_class};
+                        .cell_mode = MediaModeLocked(zone), .io_class = ctx.io_class};
   });
   if (!s.ok()) return s;
   return offset;
@@ -285,15 +315,17 @@ absl::Status EmulatedDevice::ResetZone(uint32_t zone, const IoContext& ctx) {
   return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (zone >= info_.num_zones) return zones_.Reset(zone);
     const ZoneInfo before = zones_.zone(zone);
+    const CellMode erased = MediaModeLocked(zone);
     if (auto s = zones_.Reset(zone); !s.ok()) return s;
     const uint64_t written = before.write_pointer - before.start;
     if (written > 0) {
       if (auto s = backing_->Discard(before.start, written); !s.ok()) return s;
     }
     if (auto s = SaveZoneRecord(zone); !s.ok()) return s;
+    if (slc_cache_) slc_cache_->Reset(zone);
     ++stats_.zone_resets;
     return TimedRequest{.op = IoOp::kReset, .zone = zone, .offset = before.start,
-                        .length = written, .cell_mode = before.cell_mode,
+                        .length = written, .cell_mode = erased,
                         .io_class = ctx.io_class};
   });
 }
@@ -328,6 +360,8 @@ absl::StatusOr<uint64_t> EmulatedDevice::SimpleCopy(std::span<const CopyRange> s
   {
     absl::MutexLock lock(&mu_);
     if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
+    command_submit_ns_ = submit;
+    IdleMigrateLocked(submit);
     if (dst_zone >= info_.num_zones) {
       return MakeZoneError(ZoneError::kOutOfRange,
                            absl::StrCat("copy to zone ", dst_zone, " of ", info_.num_zones));
@@ -350,7 +384,7 @@ absl::StatusOr<uint64_t> EmulatedDevice::SimpleCopy(std::span<const CopyRange> s
       const uint32_t z = ZoneOf(r.offset);
       t = std::max(t, ScheduleLocked({.op = IoOp::kRead, .zone = z, .offset = r.offset,
                                       .length = r.length,
-                                      .cell_mode = zones_.zone(z).cell_mode,
+                                      .cell_mode = MediaModeLocked(z),
                                       .io_class = ctx.io_class, .internal = true},
                                      submit));
       pos += r.length;
@@ -360,9 +394,10 @@ absl::StatusOr<uint64_t> EmulatedDevice::SimpleCopy(std::span<const CopyRange> s
     // The copy never crossed the host link: it is not host write traffic.
     stats_.by_class[static_cast<int>(ctx.io_class)] = saved;
     stats_.copy_bytes += total;
+    ++stats_.simple_copies;
     done = ScheduleLocked({.op = IoOp::kWrite, .zone = dst_zone, .offset = dst,
                            .length = total,
-                           .cell_mode = zones_.zone(dst_zone).cell_mode,
+                           .cell_mode = MediaModeLocked(dst_zone),
                            .io_class = ctx.io_class, .internal = true},
                           t);
     CountLatenessLocked(done);
@@ -382,6 +417,54 @@ DeviceStats EmulatedDevice::Stats() const {
   return s;
 }
 
+CellMode EmulatedDevice::MediaModeLocked(uint32_t zone) const {
+  if (slc_cache_ && zones_.zone(zone).type != ZoneType::kConventional) {
+    return slc_cache_->ModeOf(zone);
+  }
+  return zones_.zone(zone).cell_mode;
+}
+
+CellMode EmulatedDevice::PlaceWriteLocked(uint32_t zone, uint64_t length) {
+  std::vector<uint32_t> migrate;
+  const CellMode mode = slc_cache_->PlaceWrite(zone, length, &migrate);
+  // The write waits for the dies the migrations keep busy.
+  for (uint32_t victim : migrate) MigrateZoneLocked(victim, command_submit_ns_);
+  return mode;
+}
+
+uint64_t EmulatedDevice::MigrateZoneLocked(uint32_t zone, uint64_t at_ns) {
+  const uint64_t bytes = slc_cache_->written(zone);
+  const uint64_t start = zones_.zone(zone).start;
+  const CellMode native = info_.native_cell_mode;
+  // Read in SLC and programmed natively inside the device: no host link.
+  uint64_t done = ScheduleLocked({.op = IoOp::kRead, .zone = zone, .offset = start,
+                                  .length = bytes, .cell_mode = CellMode::kSlc,
+                                  .io_class = IoClass::kMigration, .internal = true},
+                                 at_ns);
+  done = std::max(done, ScheduleLocked({.op = IoOp::kWrite, .zone = zone, .offset = start,
+                                        .length = bytes, .cell_mode = native,
+                                        .io_class = IoClass::kMigration, .internal = true},
+                                       done));
+  slc_cache_->Migrated(zone);
+  ++stats_.slc_zone_migrations;
+  stats_.programmed_bytes[static_cast<int>(native)] += bytes;
+  stats_.migration_programmed_bytes[static_cast<int>(native)] += bytes;
+  return done;
+}
+
+void EmulatedDevice::IdleMigrateLocked(uint64_t submit_ns) {
+  if (!slc_cache_ || slc_idle_ns_ == 0 || !timing_->timed()) return;
+  // The firmware starts once the device has been idle for slc_idle_ns_ and
+  // keeps migrating zone after zone until a command arrives; a migration
+  // that started runs to its end, and the command waits for its dies.
+  uint64_t at = last_completion_ns_ + slc_idle_ns_;
+  while (at < submit_ns) {
+    const int64_t victim = slc_cache_->IdleVictim(slc_idle_target_);
+    if (victim < 0) return;
+    at = MigrateZoneLocked(static_cast<uint32_t>(victim), at);
+  }
+}
+
 void EmulatedDevice::PowerCutLocked() {
   unflushed_blocks_.clear();
   std::vector<ZoneInfo> before;
@@ -395,6 +478,7 @@ void EmulatedDevice::PowerCutLocked() {
     const ZoneInfo& now = zones_.zone(b.index);
     if (b.write_pointer > now.write_pointer) {
       (void)backing_->Discard(now.write_pointer, b.write_pointer - now.write_pointer);
+      if (slc_cache_) slc_cache_->RolledBack(b.index, now.write_pointer - now.start);
     }
     (void)SaveZoneRecord(b.index);
   }

@@ -12,6 +12,7 @@
 #include "absl/synchronization/mutex.h"
 #include "device/backing.h"
 #include "device/clock.h"
+#include "device/slc_cache.h"
 #include "device/timing_model.h"
 #include "device/zone_state_machine.h"
 #include "device/zoned_device.h"
@@ -23,6 +24,16 @@ struct EmulatorOptions {
   std::unique_ptr<TimingModel> timing;  // null = instant
   std::unique_ptr<Backing> backing;     // null = memory
   std::shared_ptr<Clock> clock;         // null = RealClock::Default()
+  // A device-managed hybrid ("DM Hybrid", ZnH2 2.3): the host sees
+  // native-mode zones and the firmware keeps a hidden SLC cache
+  // (slc_cache.h). Needs a native mode with more bits than SLC.
+  bool hidden_slc_cache = false;
+  // When the timed device has been idle this long, the firmware migrates
+  // SLC zones to the native mode until the SLC data is at most
+  // `slc_idle_target` percent of the cap. 0: only when a write finds the
+  // cache full (ZnH2's emulated DM Hybrid).
+  uint64_t slc_idle_ns = 0;
+  uint32_t slc_idle_target = 50;
 };
 
 class EmulatedDevice : public ZonedDevice {
@@ -104,6 +115,17 @@ class EmulatedDevice : public ZonedDevice {
   // PowerOffAfter budget and cut the power when it runs out.
   absl::Status CheckPowerLocked(bool mutating) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status PoweredOffError() const;
+  // The cell mode the NAND of `zone` is programmed in: the zone's own, or
+  // where the hidden SLC cache put its data.
+  CellMode MediaModeLocked(uint32_t zone) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Hidden SLC cache: where a write of `length` bytes to `zone` lands,
+  // after the migrations it needs first; a migration of `zone`'s data to
+  // the native mode from `at_ns` on (returns its completion); and the
+  // migrations an idle device runs before a command submitted at
+  // `submit_ns`.
+  CellMode PlaceWriteLocked(uint32_t zone, uint64_t length) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  uint64_t MigrateZoneLocked(uint32_t zone, uint64_t at_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void IdleMigrateLocked(uint64_t submit_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const DeviceInfo info_;
   const std::shared_ptr<Clock> clock_;
@@ -122,6 +144,12 @@ class EmulatedDevice : public ZonedDevice {
   DeviceStats stats_ ABSL_GUARDED_BY(mu_);
   uint64_t last_completion_ns_ ABSL_GUARDED_BY(mu_) = 0;
   bool powered_off_ ABSL_GUARDED_BY(mu_) = false;
+  // The hidden SLC cache of a DM Hybrid device; null otherwise.
+  std::unique_ptr<SlcCache> slc_cache_ ABSL_GUARDED_BY(mu_);
+  const uint64_t slc_idle_ns_;
+  const uint32_t slc_idle_target_;
+  // Submit time of the command being run, for the migrations it causes.
+  uint64_t command_submit_ns_ ABSL_GUARDED_BY(mu_) = 0;
   // Mutating commands left before PowerOffAfter cuts the power; -1 = never.
   int64_t commands_until_power_off_ ABSL_GUARDED_BY(mu_) = -1;
 };

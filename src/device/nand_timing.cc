@@ -71,11 +71,11 @@ uint64_t NandTiming::ScheduleRead(const TimedRequest& r, uint64_t start) {
     const uint64_t unit_end = (in_zone / g.unit_bytes() + 1) * g.unit_bytes();
     const uint64_t bytes = std::min(end - pos, unit_end - in_zone);
     const uint32_t die = DieOf(zone, in_zone);
+    const uint32_t type = PageType(lat, in_zone);
+    if (r.cell_mode == CellMode::kQlc) ++qlc_page_reads_[type];
     // Sense the pages into the die's registers, move them over the channel,
     // then over the host link.
-    const uint64_t sensed =
-        dies_[die].Reserve(start, lat.read_ns[PageType(lat, in_zone)]) +
-        lat.read_ns[PageType(lat, in_zone)];
+    const uint64_t sensed = dies_[die].Reserve(start, lat.read_ns[type]) + lat.read_ns[type];
     Timeline& ch = channels_[die % g.channels];
     const uint64_t xfer = TransferNs(bytes, params_.channel_bytes_per_s);
     uint64_t t = ch.Reserve(sensed, xfer) + xfer;
@@ -158,6 +158,7 @@ void NandTiming::ExportStats(DeviceStats* stats) const {
   stats->busy_ns["link_read"] = host_read_.busy_ns;
   stats->busy_ns["link_write"] = host_write_.busy_ns;
   stats->erases += erases_;
+  for (size_t i = 0; i < qlc_page_reads_.size(); ++i) stats->qlc_page_reads[i] += qlc_page_reads_[i];
 }
 
 }  // namespace zonestack::device

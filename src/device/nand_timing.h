@@ -71,6 +71,7 @@ class NandTiming : public TimingModel {
   std::vector<Timeline> channels_;
   Timeline host_read_, host_write_;
   uint64_t erases_ = 0;
+  std::array<uint64_t, 4> qlc_page_reads_{};  // DeviceStats::qlc_page_reads
 };
 
 }  // namespace zonestack::device
