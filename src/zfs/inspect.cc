@@ -24,7 +24,9 @@ std::vector<DeviceSpace> VolumeImpl::Space() const {
       s.valid_bytes += z.valid;
       s.written_bytes += z.written;
     }
-    s.free_bytes = m.empty.size() * m.info.zone_capacity;
+    // Empty zones count at the capacity an implicit open gives them: on an
+    // HZNS device the capacity grows as zones are opened in QLC (ZnH2 4.2).
+    s.free_bytes = m.empty.size() * m.default_capacity();
     for (uint32_t z : m.partial) s.free_bytes += m.zones[z].capacity - m.zones[z].written;
     out.push_back(s);
   }

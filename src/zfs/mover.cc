@@ -20,9 +20,10 @@ constexpr uint64_t kMigrationPeriodNs = 500'000'000;
 
 }  // namespace
 
-void Mover::Start(bool migration) {
+void Mover::Start(bool migration, bool cell_migration) {
   gc_thread_ = std::thread([this] { GcLoop(); });
   if (migration) migration_thread_ = std::thread([this] { MigrationLoop(); });
+  if (cell_migration) cell_thread_ = std::thread([this] { CellMigrationLoop(); });
 }
 
 void Mover::Stop() {
@@ -31,6 +32,7 @@ void Mover::Stop() {
     stopping_ = true;
   }
   if (migration_thread_.joinable()) migration_thread_.join();
+  if (cell_thread_.joinable()) cell_thread_.join();
   {
     absl::MutexLock l(&wake_mu_);
     gc_stop_ = true;
@@ -63,6 +65,41 @@ absl::Status Mover::Migrate(const std::string& path, uint32_t device, double byt
     migrated_bytes_ += moved;
   }
   return s;
+}
+
+absl::Status Mover::MigrateCells(const CellMigration& request) {
+  if (auto s = vol_.CheckWritable(); !s.ok()) return s;
+  CellMigrationStats run;
+  absl::Status s;
+  {
+    absl::MutexLock move(&move_mu_);
+    s = vol_.MigrateCells(request, &run);
+  }
+  absl::MutexLock l(&cell_stats_mu_);
+  ++cell_stats_.runs;
+  cell_stats_.extents_moved += run.extents_moved;
+  cell_stats_.bytes_moved += run.bytes_moved;
+  cell_stats_.no_room += run.no_room;
+  cell_stats_.aborted += run.aborted;
+  return s;
+}
+
+CellMigrationStats Mover::cell_stats() const {
+  absl::MutexLock l(&cell_stats_mu_);
+  return cell_stats_;
+}
+
+void Mover::CellMigrationLoop() {
+  PlacementPolicy& policy = vol_.placement();
+  const uint64_t period = policy.CellMigrationPeriodNs();
+  // ZnH2's migration thread looks at the SLC cache every period (5 s by
+  // default) and migrates what the policy asks for, without a rate limit.
+  while (SleepUntil(vol_.clock().NowNs() + period)) {
+    const std::optional<CellMigration> next = policy.NextCellMigration(vol_.CurrentDeviceViews());
+    // A failed run changes nothing it did not finish; the next period
+    // looks again.
+    if (next) (void)MigrateCells(*next);
+  }
 }
 
 MigrationStats Mover::stats() const {

@@ -1,13 +1,14 @@
 // The mover: zfs's background work and the moves it makes. It serializes
 // GC runs and, separately, relocations and migrations; runs the GC thread
 // and the migration thread (HHZS 3.4: the policy's requests, rate
-// limited); and counts what migration did. Its state is guarded by its own
-// locks. Zones and files it reaches only through VolumeImpl's methods,
-// which take VolumeImpl::mu_ themselves.
+// limited), and the cell migration thread (ZnH2 3.3.1: SLC to QLC); and
+// counts what migration did. Its state is guarded by its own locks. Zones
+// and files it reaches only through VolumeImpl's methods, which take
+// VolumeImpl::mu_ themselves.
 //
 // Lock order (volume_impl.h has the whole volume's): gc_mu_ or move_mu_,
-// then VolumeImpl::mu_, then a FileMeta::mu. wake_mu_ and stop_mu_ are
-// leaves: nothing is taken while one is held.
+// then VolumeImpl::mu_, then a FileMeta::mu. wake_mu_, stop_mu_ and
+// cell_stats_mu_ are leaves: nothing is taken while one is held.
 #pragma once
 
 #include <atomic>
@@ -32,8 +33,9 @@ class Mover {
   Mover(const Mover&) = delete;
   Mover& operator=(const Mover&) = delete;
 
-  // Starts the GC thread, and the migration thread when `migration`.
-  void Start(bool migration);
+  // Starts the GC thread, the migration thread when `migration`, and the
+  // cell migration thread when `cell_migration`.
+  void Start(bool migration, bool cell_migration = false);
   // Stops and joins both threads; every wait of the mover, a rate-limited
   // copy's pauses included, ends at once from now on. Idempotent.
   void Stop();
@@ -45,6 +47,9 @@ class Mover {
   // limit), counted in stats(); moves are serialized, GC runs beside them.
   absl::Status Migrate(const std::string& path, uint32_t device, double bytes_per_sec);
   MigrationStats stats() const;
+  // One cell migration (VolumeImpl::MigrateCells), serialized with moves.
+  absl::Status MigrateCells(const CellMigration& request) ABSL_LOCKS_EXCLUDED(move_mu_);
+  CellMigrationStats cell_stats() const ABSL_LOCKS_EXCLUDED(cell_stats_mu_);
   // Wakes the GC thread early (a zone was retired and must be emptied).
   void WakeGc() ABSL_LOCKS_EXCLUDED(wake_mu_);
   // Waits until the volume's clock reaches `deadline_ns`; false, at once,
@@ -56,6 +61,7 @@ class Mover {
  private:
   void GcLoop();
   void MigrationLoop();
+  void CellMigrationLoop();
 
   VolumeImpl& vol_;
 
@@ -72,6 +78,9 @@ class Mover {
   // swaps the extent list first wins, the other is Aborted.
   absl::Mutex move_mu_;
   std::thread migration_thread_;
+  std::thread cell_thread_;
+  mutable absl::Mutex cell_stats_mu_;  // a leaf
+  CellMigrationStats cell_stats_ ABSL_GUARDED_BY(cell_stats_mu_);
   // Set once by Stop: wakes the migration thread and rate-limit pauses.
   absl::Mutex stop_mu_;
   bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;

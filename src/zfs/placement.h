@@ -57,6 +57,12 @@ struct DeviceView {
   uint32_t pool_zones = 0;      // zones of the WAL/cache pool in use (WAL + cache)
   uint32_t cache_zones = 0;     // of which cache zones (HHZS 3.5)
   uint64_t bytes_written = 0;   // by every I/O class since the device opened
+  // SLC/QLC devices (HZNS, ZnH2 3.2): bytes written in data zones opened
+  // in SLC and in the native mode, and the native-mode zones zfs holds
+  // active (opened, not yet full). The device's QLC limits are in `info`.
+  uint64_t slc_written_bytes = 0;
+  uint64_t native_written_bytes = 0;
+  uint32_t active_native_zones = 0;
 };
 
 struct PlacementDecision {
@@ -68,6 +74,9 @@ struct PlacementDecision {
   // Take zones from the device's WAL/cache pool (HHZS 3.2) rather than the
   // general zones; falls back to general zones when the pool is exhausted.
   bool pool = false;
+  // The cell mode a new zone is opened in (HZNS, ZnH2 3.3.2); kNone: the
+  // device's default (implicit opens). Ignored by devices without it.
+  device::CellMode cell_mode = device::CellMode::kNone;
 };
 
 // A background move of one file to another device (HHZS 3.4). zfs runs it
@@ -75,6 +84,30 @@ struct PlacementDecision {
 struct Migration {
   std::string path;
   uint32_t to_device = 0;
+};
+
+// A background move of data between cell modes on one device (ZnH2
+// 3.3.1: SLC to QLC): live extents in zones of another mode, chosen by the
+// policy's CellMigrationPriority, about `bytes` of them, into zones opened
+// in `to_mode`.
+struct CellMigration {
+  uint32_t device = 0;
+  device::CellMode to_mode = device::CellMode::kQlc;
+  uint64_t bytes = 0;
+  // Copy inside the device (NVMe Simple Copy) when it supports it; false:
+  // read to the host and write back.
+  bool simple_copy = true;
+};
+
+// One live extent a cell migration may move, as the policy sees it.
+struct ExtentCandidate {
+  const FileHint* file = nullptr;
+  uint32_t device = 0;
+  uint32_t zone = 0;
+  uint64_t bytes = 0;
+  device::CellMode zone_mode = device::CellMode::kNone;
+  // The zone's reclaim ratio: its invalid bytes over its capacity.
+  double zone_reclaim_ratio = 0;
 };
 
 class PlacementPolicy {
@@ -108,6 +141,19 @@ class PlacementPolicy {
   }
   // Bytes per second migration may copy; 0 = no migration thread.
   virtual double MigrationRate() const { return 0; }
+
+  // Cell migration (ZnH2 3.3.1). zfs asks every CellMigrationPeriodNs()
+  // (0: never) for the next one, without its lock, from its own thread.
+  virtual uint64_t CellMigrationPeriodNs() const { return 0; }
+  virtual std::optional<CellMigration> NextCellMigration(
+      const std::vector<DeviceView>& /*devices*/) {
+    return std::nullopt;
+  }
+  // How urgently `x` should move, higher first; nullopt leaves it where it
+  // is. Called under zfs's lock: quick, no callbacks.
+  virtual std::optional<double> CellMigrationPriority(const ExtentCandidate& /*x*/) const {
+    return std::nullopt;
+  }
 };
 
 // ZenFS's lifetime-based placement (LDP): the WAL in a group of its own,

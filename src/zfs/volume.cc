@@ -201,7 +201,8 @@ absl::StatusOr<std::unique_ptr<Volume>> Volume::Mount(
   auto impl = std::make_unique<VolumeImpl>(std::move(*members), first, opts);
   if (auto s = impl->Recover(opts.read_only); !s.ok()) return s;
   if (!opts.read_only) {
-    impl->mover().Start(/*migration=*/opts.placement->MigrationRate() > 0);
+    impl->mover().Start(/*migration=*/opts.placement->MigrationRate() > 0,
+                        /*cell_migration=*/opts.placement->CellMigrationPeriodNs() > 0);
   }
   return std::unique_ptr<Volume>(new Volume(std::move(impl)));
 }
@@ -252,6 +253,7 @@ absl::Status VolumeImpl::Recover(bool read_only, RepairReport* repair) {
     for (const device::ZoneInfo& zi : *zones) {
       ZoneUse& z = m.zones[zi.index];
       z.capacity = zi.capacity;
+      z.cell_mode = zi.cell_mode;
       z.written = zi.state == device::ZoneState::kFull ? zi.capacity : zi.write_pointer - zi.start;
       if (zi.index == m.label_zone) {
         z.role = ZoneRole::kLabel;
@@ -317,6 +319,14 @@ absl::Status VolumeImpl::Recover(bool read_only, RepairReport* repair) {
       if (u.pool) ++m.pool_zones;
       if (u.role == ZoneRole::kData && u.valid == 0) m.maybe_dead.insert(z);
       if (u.written == 0) {
+        // Opened in another mode (HZNS QLC) and never written before the
+        // crash: reset, so that it is the device's default again and holds
+        // none of that mode's resources.
+        if (u.role == ZoneRole::kFree && u.cell_mode != m.info.default_cell_mode && !read_only) {
+          if (auto s = m.dev->ResetZone(z, kMeta); !s.ok()) return s;
+          u.cell_mode = m.info.default_cell_mode;
+          u.capacity = m.default_capacity();
+        }
         m.empty.insert(z);
       } else if (!u.full()) {
         m.partial.insert(z);
@@ -600,6 +610,12 @@ absl::Status Volume::Migrate(const std::string& path, uint32_t device, double by
   return impl_->mover().Migrate(path, device, bytes_per_sec);
 }
 MigrationStats Volume::migration_stats() const { return impl_->mover().stats(); }
+absl::Status Volume::MigrateCells(const CellMigration& request) {
+  return impl_->mover().MigrateCells(request);
+}
+CellMigrationStats Volume::cell_migration_stats() const {
+  return impl_->mover().cell_stats();
+}
 CacheZones& Volume::cache_zones() { return cache_zones_; }
 std::string Volume::volume_id() const { return FormatVolumeId(impl_->label().volume_id); }
 uint32_t Volume::metadata_device() const { return impl_->label().meta_device; }

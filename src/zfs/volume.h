@@ -134,6 +134,21 @@ struct MigrationStats {
   uint64_t no_room = 0;
 };
 
+// What cell migrations (ZnH2 3.3.1) did since mount.
+struct CellMigrationStats {
+  uint64_t runs = 0;            // requests carried out
+  uint64_t extents_moved = 0;
+  // Moved by Simple Copy where the device supports it and the request
+  // asks for it, except extents larger than the room left in their
+  // destination zone, which go through the host (the device's
+  // DeviceStats::copy_bytes tells them apart).
+  uint64_t bytes_moved = 0;
+  // Requests cut short because no zone of the target mode could be had
+  // (the device's QLC limits, or no empty zone).
+  uint64_t no_room = 0;
+  uint64_t aborted = 0;         // extents whose file changed during the copy
+};
+
 struct GcStats {
   uint64_t zones_reclaimed = 0;
   uint64_t bytes_relocated = 0;
@@ -255,6 +270,15 @@ class Volume {
   absl::Status Migrate(const std::string& path, uint32_t device, double bytes_per_sec);
   // Counts every Migrate and Relocate since mount.
   MigrationStats migration_stats() const;
+  // Moves live data between cell modes of one device as `request` says
+  // (PlacementPolicy::CellMigration; the policy orders the extents), the
+  // way Migrate moves files: copy, flush, then one record per file swaps
+  // its extents, and only then may the old zones be reset. Runs one at a
+  // time with Migrate and Relocate. When the policy asks for it
+  // (CellMigrationPeriodNs() > 0), a background thread runs its
+  // NextCellMigration() requests this way.
+  absl::Status MigrateCells(const CellMigration& request);
+  CellMigrationStats cell_migration_stats() const;
 
   // SSD cache zones (HHZS 3.5) from the policy's WAL/cache pool, for a
   // block cache above zfs (cache_zones.h).

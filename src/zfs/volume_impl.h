@@ -121,6 +121,9 @@ struct ZoneUse {
   // allocated, written, finished or reset again (zone_retire.cc).
   bool retired = false;
   bool offline = false;  // retired, and its data is gone
+  // The cell mode the zone was opened in (HZNS: SLC by default, QLC when
+  // opened so); `capacity` follows it.
+  device::CellMode cell_mode = device::CellMode::kNone;
   bool full() const { return written >= capacity; }
 };
 
@@ -143,6 +146,12 @@ struct Member {
   // each allocation. Stale once the clock reaches bytes_written_until_us.
   mutable uint64_t bytes_written = 0;
   mutable uint64_t bytes_written_until_us = 0;
+
+  // A zone's capacity in the mode an implicit open gives it (HZNS: SLC,
+  // a quarter of the native capacity).
+  uint64_t default_capacity() const { return info.ZoneCapacityFor(info.default_cell_mode); }
+  // Whether zones may be opened in a mode other than the default.
+  bool mixed_modes() const { return info.supports_slc; }
 };
 
 // Where a device's label lies (volume.cc), and "device I (NAME)" for
@@ -166,6 +175,11 @@ struct MoveOptions {
   device::IoClass io_class = device::IoClass::kGc;
   double bytes_per_sec = 0;    // copy rate limit; 0 = unlimited
   bool notify_placed = false;  // tell the policy the file's new device
+  // Copy into zones of this cell mode only (kNone: any), and copy inside
+  // the device with Simple Copy when the source is on the same device and
+  // the device supports it (relocation.cc).
+  device::CellMode cell_mode = device::CellMode::kNone;
+  bool simple_copy = false;
 };
 
 // Where a writer appends: a zone it owns until it releases it.
@@ -211,9 +225,14 @@ class VolumeImpl {
   // A zone with room for `file`, from the policy's device order.
   // `only_device` restricts the choice (GC, relocation); see Purpose.
   // A writer's first zone on a device is reported to the policy.
+  // `mode` other than kNone: only a zone of that cell mode will do (cell
+  // migration); otherwise the policy's PlacementDecision::cell_mode says
+  // how a new zone is opened.
   absl::StatusOr<Lease> AcquireZone(FileMeta& file,
                                     std::optional<uint32_t> only_device = std::nullopt,
-                                    Purpose purpose = Purpose::kWrite) ABSL_LOCKS_EXCLUDED(mu_);
+                                    Purpose purpose = Purpose::kWrite,
+                                    device::CellMode mode = device::CellMode::kNone)
+      ABSL_LOCKS_EXCLUDED(mu_);
   void ReleaseZone(const Lease& lease) ABSL_LOCKS_EXCLUDED(mu_);
   // A file writer calls BeginWrite before each device write of its lease:
   // false when a waiter took the zone back while the writer was idle (the
@@ -251,6 +270,13 @@ class VolumeImpl {
   // `*moved` counts the bytes copied.
   absl::Status MoveFile(const std::string& path, uint32_t device, double bytes_per_sec,
                         uint64_t* moved) ABSL_LOCKS_EXCLUDED(mu_);
+  // One cell migration (ZnH2 3.3.1, cell_migration.cc): the live extents
+  // of closed files in zones of `request.device` not in `request.to_mode`,
+  // in the policy's order of CellMigrationPriority, about `request.bytes`
+  // of them, moved into zones opened in `request.to_mode`. Counts into
+  // `*stats`. REQUIRES: the caller serializes moves (Mover::move_mu_).
+  absl::Status MigrateCells(const CellMigration& request, CellMigrationStats* stats)
+      ABSL_LOCKS_EXCLUDED(mu_);
   std::vector<DeviceView> CurrentDeviceViews() const ABSL_LOCKS_EXCLUDED(mu_);
   PlacementPolicy& placement() const { return *options_.placement; }
   // FailedPrecondition on a read-only mount.
@@ -347,12 +373,21 @@ class VolumeImpl {
   // Resets zones that hold nothing live any more. Only after the ops that
   // killed their data are durable.
   void ResetDeadZones() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // One allocation attempt. Sets `*busy_zones` when only the active-zone
-  // budget is in the way, and `*reclaim` (returning an error) when a pool
-  // allocation should first have the cache give back a zone.
+  // One allocation attempt. Adds to `*busy_devices` each device where only
+  // the active-zone budget is in the way, and sets `*reclaim` (returning an
+  // error) when a pool allocation should first have the cache give back a
+  // zone.
   absl::StatusOr<Lease> TryAcquire(FileMeta& file, std::optional<uint32_t> only_device,
-                                   Purpose purpose, bool reclaim_tried,
+                                   Purpose purpose, device::CellMode mode, bool reclaim_tried,
                                    std::vector<uint32_t>* busy_devices, bool* reclaim)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Opens the empty zone `zone` of `device` for a new lease in `mode`
+  // (kNone or the default: left to the first write's implicit open), and
+  // sets its cell mode and capacity. False when the device refused.
+  bool OpenInMode(uint32_t device, uint32_t zone, device::CellMode mode)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Zones of `device` zfs holds active in `mode`.
+  uint32_t ActiveZonesIn(uint32_t device, device::CellMode mode) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The empty zone a new zone of `file` on `device` comes from (see
   // MountOptions::disk_run_zones). `device` has an empty zone.

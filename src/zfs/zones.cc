@@ -45,8 +45,17 @@ std::vector<DeviceView> VolumeImpl::DeviceViews() const {
     v.zone_capacity = m.info.zone_capacity;
     v.empty_zones = static_cast<uint32_t>(m.empty.size());
     v.data_zones = m.data_zones;
-    v.free_bytes = m.empty.size() * m.info.zone_capacity;
+    v.free_bytes = m.empty.size() * m.default_capacity();
     for (uint32_t z : m.partial) v.free_bytes += m.zones[z].capacity - m.zones[z].written;
+    if (m.mixed_modes()) {
+      for (const ZoneUse& z : m.zones) {
+        if (z.role != ZoneRole::kData && z.role != ZoneRole::kCache) continue;
+        (z.cell_mode == device::CellMode::kSlc ? v.slc_written_bytes : v.native_written_bytes) +=
+            z.written;
+      }
+      const auto index = static_cast<uint32_t>(views.size());  // this member's
+      v.active_native_zones = ActiveZonesIn(index, m.info.native_cell_mode);
+    }
     v.pool_zones = m.pool_zones;
     v.cache_zones = m.cache_zones;
     if (now >= m.bytes_written_until_us) {
@@ -134,8 +143,39 @@ void VolumeImpl::ZoneEmptied(uint32_t device, uint32_t zone) {
   z.group = kNoGroup;
   z.role = ZoneRole::kFree;
   z.pool = false;
+  // A reset zone comes back in the default mode (HZNS: SLC).
+  z.cell_mode = m.info.default_cell_mode;
+  z.capacity = m.default_capacity();
   m.partial.erase(zone);
   m.empty.insert(zone);
+}
+
+uint32_t VolumeImpl::ActiveZonesIn(uint32_t device, device::CellMode mode) const {
+  const Member& m = members_[device];
+  uint32_t n = 0;
+  for (uint32_t zone : m.partial) n += m.zones[zone].cell_mode == mode ? 1 : 0;
+  return n;
+}
+
+bool VolumeImpl::OpenInMode(uint32_t device, uint32_t zone, device::CellMode mode) {
+  Member& m = members_[device];
+  ZoneUse& z = m.zones[zone];
+  if (mode == device::CellMode::kNone || mode == m.info.default_cell_mode ||
+      !m.info.SupportsCellMode(mode)) {
+    z.cell_mode = m.info.default_cell_mode;
+    z.capacity = m.default_capacity();
+    return mode == device::CellMode::kNone || mode == m.info.default_cell_mode;
+  }
+  // A mode other than the default needs an explicit open (HZNS, ZnH2
+  // 3.2.2), and must stay within the device's limits for it.
+  const uint32_t limit = m.info.max_active_qlc_zones;
+  if (mode == device::CellMode::kQlc && limit != 0 && ActiveZonesIn(device, mode) >= limit) {
+    return false;
+  }
+  if (!m.dev->OpenZone(zone, mode, {IoClass::kOther}).ok()) return false;
+  z.cell_mode = mode;
+  z.capacity = m.info.ZoneCapacityFor(mode);
+  return true;
 }
 
 uint32_t VolumeImpl::PoolReserve(uint32_t device,
@@ -210,12 +250,16 @@ uint32_t VolumeImpl::PickEmptyZone(uint32_t device, const FileMeta& file) const 
 
 absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
                                              std::optional<uint32_t> only_device,
-                                             Purpose purpose, bool reclaim_tried,
-                                             std::vector<uint32_t>* busy_devices,
+                                             Purpose purpose, device::CellMode mode,
+                                             bool reclaim_tried, std::vector<uint32_t>* busy_devices,
                                              bool* reclaim) {
   const std::vector<DeviceView> views = DeviceViews();
   PlacementDecision d = options_.placement->Place(file.hint, views);
   if (only_device) d.devices = {*only_device};
+  // Only a zone of `mode` will do; else the policy's mode for a new zone.
+  const bool mode_required = mode != device::CellMode::kNone;
+  const device::CellMode open_mode = mode_required ? mode : d.cell_mode;
+  auto mode_fits = [&](const ZoneUse& z) { return !mode_required || z.cell_mode == mode; };
   // GC and migration copy into general zones: the pool is for the WAL and
   // the cache.
   const bool want_pool = d.pool && purpose == Purpose::kWrite;
@@ -241,7 +285,7 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
     // A zone of the same group with room left comes first.
     for (uint32_t zone : m.partial) {
       const ZoneUse& z = m.zones[zone];
-      if (z.group != d.group || z.leased) continue;
+      if (z.group != d.group || z.leased || !mode_fits(z)) continue;
       return grant(dev, zone, z.written);
     }
     // A new zone: from the pool while it has room (HHZS 3.2), else from the
@@ -265,6 +309,12 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
       continue;
     }
     const uint32_t zone = PickEmptyZone(dev, file);
+    // The device may refuse a mode (its limits): a writer then takes the
+    // default mode, a move that needs the mode looks elsewhere.
+    if (!OpenInMode(dev, zone, open_mode) &&
+        (mode_required || !OpenInMode(dev, zone, device::CellMode::kNone))) {
+      continue;
+    }
     ZoneUse& z = m.zones[zone];
     m.empty.erase(zone);
     m.partial.insert(zone);  // counts as active from now on
@@ -283,7 +333,7 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
     Member& m = members_[dev];
     for (uint32_t zone : m.partial) {
       const ZoneUse& z = m.zones[zone];
-      if (z.leased || z.group == kNoGroup || z.full()) continue;
+      if (z.leased || z.group == kNoGroup || z.full() || !mode_fits(z)) continue;
       return grant(dev, zone, z.written);
     }
   }
@@ -318,7 +368,7 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
 
 absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
                                               std::optional<uint32_t> only_device,
-                                              Purpose purpose) {
+                                              Purpose purpose, device::CellMode mode) {
   if (auto s = CheckWritable(); !s.ok()) return s;
   bool tried_gc = false;
   bool reclaim_tried = false;
@@ -331,7 +381,7 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
       absl::MutexLock lock(&mu_);
       bool reclaim = false;
       std::vector<uint32_t> busy;
-      auto lease = TryAcquire(file, only_device, purpose, reclaim_tried, &busy, &reclaim);
+      auto lease = TryAcquire(file, only_device, purpose, mode, reclaim_tried, &busy, &reclaim);
       if (lease.ok()) return lease;
       status = lease.status();
       if (reclaim) {
@@ -390,8 +440,14 @@ void VolumeImpl::Unlease(uint32_t device, uint32_t zone) {
     return;
   }
   if (z.written == 0) {
-    // Leased but never written: the zone is empty again.
-    ZoneEmptied(device, zone);
+    // Leased but never written: the zone is empty again. One opened
+    // explicitly in another mode holds the device's resources for that
+    // mode until it is reset.
+    if (z.cell_mode != m.info.default_cell_mode &&
+        !m.dev->ResetZone(zone, {IoClass::kOther}).ok()) {
+      RetireIfFailed(device, zone);
+    }
+    if (!z.retired) ZoneEmptied(device, zone);
   } else if (z.full()) {
     m.partial.erase(zone);
   }
