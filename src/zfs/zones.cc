@@ -143,9 +143,12 @@ void VolumeImpl::ZoneEmptied(uint32_t device, uint32_t zone) {
   z.group = kNoGroup;
   z.role = ZoneRole::kFree;
   z.pool = false;
-  // A reset zone comes back in the default mode (HZNS: SLC).
-  z.cell_mode = m.info.default_cell_mode;
-  z.capacity = m.default_capacity();
+  // A reset zone comes back in the default mode (HZNS: SLC). On a device
+  // of one mode the zone keeps the capacity the device reported.
+  if (m.mixed_modes()) {
+    z.cell_mode = m.info.default_cell_mode;
+    z.capacity = m.default_capacity();
+  }
   m.partial.erase(zone);
   m.empty.insert(zone);
 }
@@ -160,6 +163,8 @@ uint32_t VolumeImpl::ActiveZonesIn(uint32_t device, device::CellMode mode) const
 bool VolumeImpl::OpenInMode(uint32_t device, uint32_t zone, device::CellMode mode) {
   Member& m = members_[device];
   ZoneUse& z = m.zones[zone];
+  // A device of one mode: the zone keeps what the device reported.
+  if (!m.mixed_modes()) return true;
   if (mode == device::CellMode::kNone || mode == m.info.default_cell_mode ||
       !m.info.SupportsCellMode(mode)) {
     z.cell_mode = m.info.default_cell_mode;

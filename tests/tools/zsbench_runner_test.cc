@@ -106,6 +106,19 @@ TEST_F(ZsbenchRunnerTest, JsonCarriesTheDocumentedFields) {
   for (const char* key : {"late_commands", "late_ns"}) {
     EXPECT_TRUE(p["devices"][0].contains(key)) << key;
   }
+  // A ZN540 programs TLC, all of it for the host.
+  const auto& nand = p["devices"][0]["nand"];
+  EXPECT_GT(nand["programmed"]["tlc"]["host"].get<uint64_t>(), 0u);
+  EXPECT_EQ(nand["programmed"]["tlc"]["migration"].get<uint64_t>(), 0u);
+  EXPECT_EQ(nand["programmed_total"].get<uint64_t>(),
+            nand["programmed"]["tlc"]["host"].get<uint64_t>());
+  for (const char* key : {"simple_copies", "copy_bytes", "slc_zone_migrations", "qlc_page_reads"}) {
+    EXPECT_TRUE(nand.contains(key)) << key;
+  }
+  const auto& sample = p["samples"].back();
+  EXPECT_GT(sample["capacity_bytes"][0].get<uint64_t>(), 0u);
+  EXPECT_GT(sample["used_bytes"][0].get<uint64_t>(), 0u);
+  EXPECT_EQ(sample["slc_used_bytes"][0].get<uint64_t>(), 0u);
 }
 
 // readseq on RocksDB's own file system with one SST's data corrupted: the
@@ -180,6 +193,37 @@ TEST(ZsbenchPhaseTest, UnknownWorkloadListsTheValidOnes) {
   auto mix = PhaseByName("mix:0.3:1.2");
   ASSERT_TRUE(mix.ok());
   EXPECT_DOUBLE_EQ(mix->workload.zipfian_constant, 1.2);
+}
+
+}  // namespace
+}  // namespace zonestack::zsbench
+
+namespace zonestack::zsbench {
+namespace {
+
+TEST(ZsbenchDeltaTest, NandCountersSplitHostAndMigrationProgramsPerMode) {
+  device::DeviceStats before, after;
+  const int slc = static_cast<int>(device::CellMode::kSlc);
+  const int qlc = static_cast<int>(device::CellMode::kQlc);
+  before.programmed_bytes[slc] = 100;
+  after.programmed_bytes[slc] = 1100;
+  after.programmed_bytes[qlc] = 700;
+  after.migration_programmed_bytes[qlc] = 500;
+  before.simple_copies = 2;
+  after.simple_copies = 5;
+  after.copy_bytes = 300;
+  after.slc_zone_migrations = 1;
+  after.qlc_page_reads = {4, 3, 2, 1};
+  const DeviceDelta d = Delta("znh2", before, after);
+  ASSERT_EQ(d.programmed.size(), 2u);
+  EXPECT_EQ(d.programmed.at("slc").host, 1000u);
+  EXPECT_EQ(d.programmed.at("slc").migration, 0u);
+  EXPECT_EQ(d.programmed.at("qlc").host, 200u);
+  EXPECT_EQ(d.programmed.at("qlc").migration, 500u);
+  EXPECT_EQ(d.simple_copies, 3u);
+  EXPECT_EQ(d.copy_bytes, 300u);
+  EXPECT_EQ(d.slc_zone_migrations, 1u);
+  EXPECT_EQ(d.qlc_page_reads, (std::array<uint64_t, 4>{4, 3, 2, 1}));
 }
 
 }  // namespace

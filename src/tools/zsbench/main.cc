@@ -201,6 +201,10 @@ nlohmann::json SchemeState(const rocksdb::DB& db) {
     j["migration"] = {{"files_moved", m.files_moved}, {"bytes_moved", m.bytes_moved},
                       {"failures", m.failures},       {"aborted", m.aborted},
                       {"no_room", m.no_room}};
+    const zs::zfs::CellMigrationStats c = parts->volume->cell_migration_stats();
+    j["cell_migration"] = {{"runs", c.runs},       {"extents_moved", c.extents_moved},
+                           {"bytes_moved", c.bytes_moved}, {"no_room", c.no_room},
+                           {"aborted", c.aborted}};
   }
   if (parts->cache) {
     const zs::policy::CacheStats c = parts->cache->stats();

@@ -65,6 +65,20 @@ DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,
   d.destages = after.destages - before.destages;
   d.late_commands = after.late_commands - before.late_commands;
   d.late_ns = after.late_ns - before.late_ns;
+  for (int m = 0; m < static_cast<int>(after.programmed_bytes.size()); ++m) {
+    const uint64_t all = after.programmed_bytes[m] - before.programmed_bytes[m];
+    const uint64_t migration =
+        after.migration_programmed_bytes[m] - before.migration_programmed_bytes[m];
+    if (all == 0) continue;
+    d.programmed[device::ToString(static_cast<device::CellMode>(m))] = {all - migration,
+                                                                        migration};
+  }
+  d.simple_copies = after.simple_copies - before.simple_copies;
+  d.copy_bytes = after.copy_bytes - before.copy_bytes;
+  d.slc_zone_migrations = after.slc_zone_migrations - before.slc_zone_migrations;
+  for (size_t t = 0; t < d.qlc_page_reads.size(); ++t) {
+    d.qlc_page_reads[t] = after.qlc_page_reads[t] - before.qlc_page_reads[t];
+  }
   return d;
 }
 
@@ -91,6 +105,19 @@ VolumeSample SampleVolume(const zfs::Volume& volume, double t,
     std::vector<uint32_t> buckets(10, 0);
     for (double u : zones) ++buckets[std::min<size_t>(9, static_cast<size_t>(u * 10))];
     s.zone_utilization.push_back(buckets);
+  }
+  const size_t n = volume.devices().size();
+  s.capacity_bytes.assign(n, 0);
+  s.used_bytes.assign(n, 0);
+  s.slc_used_bytes.assign(n, 0);
+  for (const zfs::ZoneReport& z : volume.Zones()) {
+    if (z.role != zfs::ZoneRole::kData && z.role != zfs::ZoneRole::kFree &&
+        z.role != zfs::ZoneRole::kCache) {
+      continue;
+    }
+    s.capacity_bytes[z.device] += z.zone.capacity;
+    s.used_bytes[z.device] += z.written_bytes;
+    if (z.zone.cell_mode == device::CellMode::kSlc) s.slc_used_bytes[z.device] += z.written_bytes;
   }
   for (const auto& d : volume.devices()) {
     const device::DeviceStats st = d->Stats();

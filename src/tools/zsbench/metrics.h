@@ -30,6 +30,20 @@ struct DeviceDelta {
   uint64_t late_ns = 0;
   // A disk head's busy share of the phase by I/O class ("user_read", ...).
   std::map<std::string, double> busy_by_class;
+  // NAND (docs/emulator.md, SLC/QLC statistics): bytes programmed per cell
+  // mode ("slc", "tlc", "qlc"), by host writes and by migration (the host's
+  // migration writes and Simple Copies, a hidden SLC cache's moves); Simple
+  // Copy commands and bytes; zones a hidden SLC cache moved to QLC; QLC
+  // page reads by page type (L, CL, CU, U).
+  struct Programmed {
+    uint64_t host = 0;
+    uint64_t migration = 0;
+  };
+  std::map<std::string, Programmed> programmed;
+  uint64_t simple_copies = 0;
+  uint64_t copy_bytes = 0;
+  uint64_t slc_zone_migrations = 0;
+  std::array<uint64_t, 4> qlc_page_reads{};
 };
 
 DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,
@@ -46,6 +60,10 @@ struct VolumeSample {
   // Per device, since the device was opened: bytes written by GC and by
   // migration (relocation).
   std::vector<uint64_t> gc_bytes, migration_bytes;
+  // Per device: the capacity of its data zones as opened now (it grows as
+  // an HZNS device's zones open in QLC, ZnH2 Fig. 4), the bytes written in
+  // them, and of those the bytes in SLC zones.
+  std::vector<uint64_t> capacity_bytes, used_bytes, slc_used_bytes;
   // RocksDB tickers since the phase started (stalls, cache hits, ...).
   std::map<std::string, uint64_t> rocksdb;
 };

@@ -84,6 +84,21 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
                          {"late_commands", d.late_commands},
                          {"late_ns", d.late_ns}};
     if (d.destages) dj["destages"] = d.destages;
+    if (!d.programmed.empty()) {
+      uint64_t total = 0;
+      for (const auto& [mode, p] : d.programmed) {
+        dj["nand"]["programmed"][mode] = {{"host", p.host}, {"migration", p.migration}};
+        total += p.host + p.migration;
+      }
+      dj["nand"]["programmed_total"] = total;
+      dj["nand"]["simple_copies"] = d.simple_copies;
+      dj["nand"]["copy_bytes"] = d.copy_bytes;
+      dj["nand"]["slc_zone_migrations"] = d.slc_zone_migrations;
+      dj["nand"]["qlc_page_reads"] = {{"L", d.qlc_page_reads[0]},
+                                      {"CL", d.qlc_page_reads[1]},
+                                      {"CU", d.qlc_page_reads[2]},
+                                      {"U", d.qlc_page_reads[3]}};
+    }
     for (const auto& [c, f] : d.busy_by_class) dj["busy_by_class"][c] = f;
     for (const auto& [c, x] : d.by_class) dj["by_class"][c] = CountersJson(x);
     j["devices"].push_back(dj);
@@ -95,6 +110,9 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
                             {"zone_utilization_deciles", s.zone_utilization},
                             {"gc_bytes", s.gc_bytes},
                             {"migration_bytes", s.migration_bytes},
+                            {"capacity_bytes", s.capacity_bytes},
+                            {"used_bytes", s.used_bytes},
+                            {"slc_used_bytes", s.slc_used_bytes},
                             {"rocksdb", s.rocksdb}});
   }
   j["zone_utilization"] = p.zone_utilization;
