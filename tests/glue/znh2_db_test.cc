@@ -59,9 +59,9 @@ TEST_F(Znh2DbTest, SstsMigrateToQlcWhileRocksDbRunsAndEveryKeySurvivesARemount) 
   {
     auto db = OpenDb(config_, "/db", options);
     ASSERT_TRUE(db.ok()) << db.status();
-    auto parts = PartsOf(**db);
-    ASSERT_EQ(parts->scheme->name(), "znh2");
-    zfs::Volume& volume = *parts->volume;
+    // "znh2" needs only write-lifetime hints: OpenDb keeps no hinted
+    // scheme for it, and the volume alone shows what it did.
+    zfs::Volume& volume = *PartsOf(**db)->volume;
     const uint64_t slc_only = volume.Space()[0].capacity_bytes;
     Fill(db->get(), 12000, 1000, 9000, 11, &model);
     ASSERT_NO_FATAL_FAILURE(Settle(db->get()));
@@ -72,9 +72,6 @@ TEST_F(Znh2DbTest, SstsMigrateToQlcWhileRocksDbRunsAndEveryKeySurvivesARemount) 
     })) << "no cell migration";
     EXPECT_GT(volume.devices()[0]->Stats().simple_copies, 0u);
     EXPECT_GT(LiveBytesIn(volume, CellMode::kQlc), 0u);
-    EXPECT_GT(parts->scheme->counters().at("qlc_decisions") +
-                  parts->scheme->counters().at("migrations"),
-              0);
     EXPECT_GT(volume.Space()[0].capacity_bytes, slc_only) << "QLC zones add capacity";
     // RocksDB's free space is zfs's, which counts QLC zones at their
     // capacity (the migration thread may change it between two looks).
