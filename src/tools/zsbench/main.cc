@@ -173,6 +173,16 @@ rocksdb::Options BaseOptions(const Args& a) {
 // The scheme's state at a phase end: its LSM view (per level: SSTs and
 // bytes on the SSD and the HDD; every SST's reads, for HHZS O4), the SSD
 // cache and migration counters, and their memory (HHZS 3.6).
+nlohmann::json CellMigrationState(const zs::zfs::Volume* volume) {
+  if (!volume) return nullptr;
+  const zs::zfs::CellMigrationStats c = volume->cell_migration_stats();
+  return {{"runs", c.runs},
+          {"extents_moved", c.extents_moved},
+          {"bytes_moved", c.bytes_moved},
+          {"no_room", c.no_room},
+          {"aborted", c.aborted}};
+}
+
 nlohmann::json SchemeState(const rocksdb::DB& db) {
   auto parts = zs::rocks::PartsOf(db);
   if (!parts || !parts->scheme) return nullptr;
@@ -201,10 +211,6 @@ nlohmann::json SchemeState(const rocksdb::DB& db) {
     j["migration"] = {{"files_moved", m.files_moved}, {"bytes_moved", m.bytes_moved},
                       {"failures", m.failures},       {"aborted", m.aborted},
                       {"no_room", m.no_room}};
-    const zs::zfs::CellMigrationStats c = parts->volume->cell_migration_stats();
-    j["cell_migration"] = {{"runs", c.runs},       {"extents_moved", c.extents_moved},
-                           {"bytes_moved", c.bytes_moved}, {"no_room", c.no_room},
-                           {"aborted", c.aborted}};
   }
   if (parts->cache) {
     const zs::policy::CacheStats c = parts->cache->stats();
@@ -286,12 +292,14 @@ absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::strin
     if (spec.name == "settle") {
       PhaseResult settled = SettleCompactions(db.get());
       if (!posix) settled.scheme = SchemeState(*db);
+      settled.cell_migration = CellMigrationState(vol.get());
       result.phases.push_back(std::move(settled));
       continue;
     }
     auto r = zs::zsbench::RunPhase(db.get(), vol.get(), options.statistics.get(), spec);
     if (!r.ok()) return r.status();
     if (!posix) r->scheme = SchemeState(*db);
+    r->cell_migration = CellMigrationState(vol.get());
     result.phases.push_back(std::move(*r));
   }
   db.reset();

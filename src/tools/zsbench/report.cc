@@ -118,6 +118,7 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
   j["zone_utilization"] = p.zone_utilization;
   j["rocksdb"] = p.rocksdb_tickers;
   j["scheme"] = p.scheme;
+  if (!p.cell_migration.is_null()) j["cell_migration"] = p.cell_migration;
   return j;
 }
 

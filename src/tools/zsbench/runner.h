@@ -65,6 +65,9 @@ struct PhaseResult {
   // The data management scheme at the end of the phase (LSM view, SSD
   // cache, migration); null without a scheme. Filled by the caller.
   nlohmann::json scheme;
+  // The volume's cell migrations since mount (ZnH2; zfs's
+  // CellMigrationStats), whatever its scheme; null for posix.
+  nlohmann::json cell_migration;
 
   double ops_per_second() const { return seconds > 0 ? ops / seconds : 0; }
   // Device bytes written over user bytes written; 0 without devices.
