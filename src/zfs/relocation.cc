@@ -69,6 +69,18 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
     absl::MutexLock lock(&mu_);
     return file->deleted;
   };
+  // A copy written at the lease's position joins the new extent list.
+  auto add_piece = [&](const Extent& piece, uint64_t physical) {
+    {
+      absl::MutexLock lock(&mu_);
+      AddValid(piece);
+    }
+    copies.push_back(piece);
+    AppendExtent(after, piece);
+    lease.next += physical;
+    *moved_bytes += piece.length;
+    copied += physical;
+  };
   device::ZonedDevice* const dst_dev = members_[to_device].dev.get();
   for (const Extent& x : before) {
     if (!pick(x)) {
@@ -113,16 +125,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
           undo();
           return status;
         }
-        const Extent piece{to_device, lease.next, x.length, x.crc};
-        {
-          absl::MutexLock lock(&mu_);
-          AddValid(piece);
-        }
-        copies.push_back(piece);
-        AppendExtent(after, piece);
-        lease.next += physical;
-        *moved_bytes += x.length;
-        copied += physical;
+        add_piece({to_device, lease.next, x.length, x.crc}, physical);
         continue;
       }
     }
@@ -186,17 +189,8 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
         undo();
         return status;
       }
-      const Extent piece{to_device, lease.next, n, piece_crc};
-      {
-        absl::MutexLock lock(&mu_);
-        AddValid(piece);
-      }
-      copies.push_back(piece);
-      AppendExtent(after, piece);
-      lease.next += physical;
+      add_piece({to_device, lease.next, n, piece_crc}, physical);
       done += n;
-      *moved_bytes += n;
-      copied += physical;
       // Rate limit: no faster on average than bytes_per_sec since the start,
       // the last chunk included, so back-to-back moves keep the rate too.
       if (options.bytes_per_sec > 0) {

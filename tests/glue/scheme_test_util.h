@@ -209,20 +209,25 @@ inline std::vector<std::string> Mismatches(rocksdb::DB* db) {
   return problems;
 }
 
+// Flushes and compactions running or pending in `db`.
+inline uint64_t JobsInFlight(rocksdb::DB* db) {
+  uint64_t busy = 0;
+  for (const char* p : {"rocksdb.num-running-compactions", "rocksdb.compaction-pending",
+                        "rocksdb.num-running-flushes", "rocksdb.mem-table-flush-pending"}) {
+    uint64_t v = 0;
+    db->GetIntProperty(p, &v);
+    busy += v;
+  }
+  return busy;
+}
+
 // Waits until no flush or compaction runs or is pending, then until the
 // view and zfs agree with RocksDB (callbacks finish just after the job);
 // returns what still disagrees after the hang guard.
 inline std::vector<std::string> SettledMismatches(rocksdb::DB* db) {
   std::vector<std::string> problems;
   const bool settled = testing_common::WaitFor([&] {
-    uint64_t busy = 0;
-    for (const char* p : {"rocksdb.num-running-compactions", "rocksdb.compaction-pending",
-                          "rocksdb.num-running-flushes", "rocksdb.mem-table-flush-pending"}) {
-      uint64_t v = 0;
-      db->GetIntProperty(p, &v);
-      busy += v;
-    }
-    if (busy != 0) return false;
+    if (JobsInFlight(db) != 0) return false;
     problems = Mismatches(db);
     return problems.empty();
   });

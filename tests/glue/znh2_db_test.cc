@@ -29,16 +29,7 @@ class Znh2DbTest : public ::testing::Test {
 
 // Waits until RocksDB has no flush or compaction running or pending.
 void Settle(rocksdb::DB* db) {
-  ASSERT_TRUE(testing_common::WaitFor([&] {
-    uint64_t busy = 0;
-    for (const char* p : {"rocksdb.num-running-compactions", "rocksdb.compaction-pending",
-                          "rocksdb.num-running-flushes", "rocksdb.mem-table-flush-pending"}) {
-      uint64_t v = 0;
-      db->GetIntProperty(p, &v);
-      busy += v;
-    }
-    return busy == 0;
-  }));
+  ASSERT_TRUE(testing_common::WaitFor([&] { return JobsInFlight(db) == 0; }));
 }
 
 // Bytes of file data in zones of `mode`.
