@@ -69,6 +69,24 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
     absl::MutexLock lock(&mu_);
     return file->deleted;
   };
+  // A read or copy of extent `x` failed with `error`. The source zone may
+  // have been reset under us because another move or a delete released
+  // it: that is an abort, not an I/O error. Otherwise a zone gone offline
+  // (the source's, and with `destination_too` the lease's) is retired: its
+  // data is lost, the file's readers get the error. The move fails either
+  // way.
+  auto failed = [&](const absl::Status& error, const Extent& x,
+                    bool destination_too) -> absl::Status {
+    absl::MutexLock lock(&mu_);
+    absl::ReaderMutexLock fl(&file->mu);
+    if (file->deleted || file->moves != moves_before) {
+      return absl::AbortedError(
+          absl::StrCat("file changed while it was being moved (", error.message(), ")"));
+    }
+    RetireIfFailed(x.device, ZoneOf(x));
+    if (destination_too) RetireIfFailed(to_device, lease.zone);
+    return error;
+  };
   // A copy written at the lease's position joins the new extent list.
   auto add_piece = [&](const Extent& piece, uint64_t physical) {
     {
@@ -110,16 +128,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
           status = absl::InternalError(absl::StrCat("simple copy landed at ", *dst,
                                                     ", not at the write pointer ", lease.next));
         } else if (!dst.ok()) {
-          status = dst.status();
-          absl::MutexLock lock(&mu_);
-          absl::ReaderMutexLock fl(&file->mu);
-          if (file->deleted || file->moves != moves_before) {
-            status = absl::AbortedError(absl::StrCat("file changed while it was being moved (",
-                                                     status.message(), ")"));
-          } else {
-            RetireIfFailed(x.device, ZoneOf(x));
-            RetireIfFailed(to_device, lease.zone);
-          }
+          status = failed(dst.status(), x, /*destination_too=*/true);
         }
         if (!status.ok()) {
           undo();
@@ -151,20 +160,7 @@ absl::Status VolumeImpl::MoveExtents(const std::shared_ptr<FileMeta>& file,
       const uint64_t physical = (n + bs - 1) / bs * bs;
       buf.resize(physical);
       status = src->Read(x.offset + done, buf, ctx);
-      if (!status.ok()) {
-        // The source zone may have been reset under us because another move
-        // or a delete released it: that is an abort, not an I/O error.
-        absl::MutexLock lock(&mu_);
-        absl::ReaderMutexLock fl(&file->mu);
-        if (file->deleted || file->moves != moves_before) {
-          status = absl::AbortedError(absl::StrCat("file changed while it was being moved (",
-                                                   status.message(), ")"));
-        } else {
-          // A source zone gone offline is retired (its data is lost; the
-          // file's readers get the error). The move fails either way.
-          RetireIfFailed(x.device, ZoneOf(x));
-        }
-      }
+      if (!status.ok()) status = failed(status, x, /*destination_too=*/false);
       if (status.ok()) {
         // Corrupt data is reported where it lies, never copied on as good.
         piece_crc = DataCrc(0, buf.data(), static_cast<size_t>(n));
