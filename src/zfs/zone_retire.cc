@@ -84,15 +84,11 @@ absl::Status VolumeImpl::WriteFailed(FileMeta& file, Lease* lease, const absl::S
   const std::string name = NameOf(file);
   const uint32_t device = lease->device, zone = lease->zone;
   if (!RetireIfFailed(device, zone)) {
-    // The writer keeps its lease but is not writing: preemptible again.
-    ZoneUse& z = members_[device].zones[zone];
-    z.idle = true;
-    z.idle_since_us = NowUs();
+    EndWriteLocked(*lease, lease->next);  // the writer keeps its lease, idle
     return WithContext(error, name);
   }
-  members_[device].zones[zone].leased = false;
+  Unlease(device, zone);
   *lease = {};
-  zone_released_.SignalAll();
   if (!members_[device].zones[zone].offline) return absl::OkStatus();
   absl::ReaderMutexLock fl(&file.mu);
   const bool lost = std::any_of(file.extents.begin(), file.extents.end(), [&](const Extent& x) {
