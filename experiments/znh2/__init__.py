@@ -1,0 +1,1 @@
+"""ZnH2 (host-managed SLC/QLC zones): experiments on the common runner."""
