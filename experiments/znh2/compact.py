@@ -43,9 +43,13 @@ def phase_compact(p, params):
     c = {"ops_s": _r(p["ops_per_second"]), "ops": p["ops"], "s": _r(p["seconds"]),
          "busy": _r(d.get("busy_fraction", 0.0)),
          "late": [d.get("late_commands", 0), t.get("read_ops", 0) + t.get("write_ops", 0)],
+         "reads": t.get("read_ops", 0),
          "nand": nand(d), "moved": [cm.get("bytes_moved", 0), cm.get("extents_moved", 0)],
          "lat": {op: [_r(h.get(k, 0.0)) for k in ("p99_us", "p999_us", "p9999_us")]
                  for op, h in p.get("latency", {}).items() if op in OPS}}
+    pages = (d.get("nand") or {}).get("qlc_page_reads")
+    if pages:
+        c["qlc_reads"] = sum(pages.values())
     if params.get("timeline") and is_load(p["name"]):
         c["tl"] = timeline(p)
     return c

@@ -117,12 +117,31 @@ def mean_ratio(sm, key, a, b, phases):
     return per_run(sm, key, one)
 
 
+def qlc_sources_table(sm, keys, pn, systems):
+    """QLC write volume by its source, GiB: the host's writes into QLC
+    zones (HM Hybrid's QLC opens, the QLC device) and migration (HM
+    Hybrid's copies, DM Hybrid's firmware moves)."""
+    cols = [f"{s} {src}" for s in systems for src in ("host", "migration")]
+    t = Table("QLC write volume by source, GiB", ["comparison"] + cols)
+    for key in keys:
+        if not runs(sm, key):
+            continue
+        cells = []
+        for s in systems:
+            for i in (2, 3):
+                cells.append(stat(per_run(sm, key, lambda r, s=s, i=i: field(
+                    r, s, pn(key), lambda p: p["nand"][i] / GiB)), 2))
+        t.add(label(key), *cells)
+    return t
+
+
 def capacity_table(sm, key, system, pn, s):
     """Fig. 4: runtime capacity, used and SLC-used capacity as shares of
     the device (all zones in QLC) at tenths of the load, and at its end
     the share of the written data that is in QLC."""
     full = setup.device_bytes(s)
-    t = Table("Fig. 4: HM Hybrid's runtime capacity and usage during the largest load (% of the device)",
+    t = Table("Fig. 4: HM Hybrid's runtime capacity and usage during the largest load (% of the device; "
+              "used: bytes written in zones not yet reset, of which SLC used in SLC zones)",
               ["point of the load", "capacity", "used", "SLC used", "data in QLC"],
               plot=("line", ["capacity", "used", "SLC used"], "% of the device"))
     lines = [tl for tl in per_run(sm, key, lambda r: (ph(r, system, pn) or {}).get("tl")) if tl]
