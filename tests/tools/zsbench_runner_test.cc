@@ -226,5 +226,22 @@ TEST(ZsbenchDeltaTest, NandCountersSplitHostAndMigrationProgramsPerMode) {
   EXPECT_EQ(d.qlc_page_reads, (std::array<uint64_t, 4>{4, 3, 2, 1}));
 }
 
+// YCSB C on a QLC device programs nothing; its QLC page reads by type are
+// still the phase's (ZnH2 counts them per workload).
+TEST(ZsbenchReportTest, ReadOnlyPhaseKeepsQlcPageReads) {
+  PhaseResult p;
+  p.name = "ycsb-c";
+  DeviceDelta d;
+  d.name = "znh2";
+  d.qlc_page_reads = {4, 3, 2, 1};
+  p.devices.push_back(d);
+  const nlohmann::json j = ToJson({{"qlc", "emu:znh2", {p}}}, {{"records", 1}});
+  const auto& nand = j["schemes"][0]["phases"][0]["devices"][0]["nand"];
+  ASSERT_TRUE(nand.is_object());
+  EXPECT_EQ(nand["qlc_page_reads"]["U"].get<uint64_t>(), 1u);
+  EXPECT_EQ(nand["programmed_total"].get<uint64_t>(), 0u);
+  EXPECT_TRUE(nand["programmed"].empty());
+}
+
 }  // namespace
 }  // namespace zonestack::zsbench

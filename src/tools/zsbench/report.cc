@@ -84,8 +84,12 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
                          {"late_commands", d.late_commands},
                          {"late_ns", d.late_ns}};
     if (d.destages) dj["destages"] = d.destages;
-    if (!d.programmed.empty()) {
+    const bool read_qlc = std::any_of(d.qlc_page_reads.begin(), d.qlc_page_reads.end(),
+                                      [](uint64_t n) { return n > 0; });
+    // A read-only phase programs nothing but still has QLC page reads by type.
+    if (!d.programmed.empty() || read_qlc) {
       uint64_t total = 0;
+      dj["nand"]["programmed"] = nlohmann::json::object();
       for (const auto& [mode, p] : d.programmed) {
         dj["nand"]["programmed"][mode] = {{"host", p.host}, {"migration", p.migration}};
         total += p.host + p.migration;
