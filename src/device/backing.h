@@ -37,6 +37,9 @@ class Backing {
   // every write to a sequential zone (the cached write pointer moves), so
   // it must be cheap.
   virtual absl::Status SaveZone(const SavedZone&) { return absl::OkStatus(); }
+  // Whether the backing outlives the process (a file). A file keeps no
+  // split zones yet, so the emulator splits zones only over memory.
+  virtual bool persistent() const { return false; }
   // The zone table saved by an earlier process, if any.
   virtual std::optional<std::vector<SavedZone>> LoadedZones() const {
     return std::nullopt;

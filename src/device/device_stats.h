@@ -36,6 +36,18 @@ struct DeviceStats {
   std::array<uint64_t, 5> programmed_bytes{};
   std::array<uint64_t, 5> migration_programmed_bytes{};
   uint64_t simple_copies = 0;        // Simple Copy commands
+  // SplitZNS: zones split and merged, subzones reset; the SubZone Ring's
+  // drain rounds, the bytes it programmed, and the read bytes it served;
+  // the Read Prefetcher's prereads and the read bytes they served.
+  uint64_t zone_splits = 0;
+  uint64_t zone_merges = 0;
+  uint64_t subzone_resets = 0;
+  uint64_t ring_drain_rounds = 0;
+  uint64_t ring_drained_bytes = 0;
+  uint64_t ring_read_bytes = 0;
+  uint64_t prefetch_reads = 0;
+  uint64_t prefetch_read_bytes = 0;
+  uint64_t prefetch_hit_bytes = 0;
   uint64_t slc_zone_migrations = 0;  // zones a hidden SLC cache moved to the native mode
   // Page reads (one sense of a page) of QLC pages by page type: L, CL, CU,
   // U (ZnH2 Table 2). Counted by the NAND timing model.

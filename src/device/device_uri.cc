@@ -20,7 +20,9 @@ constexpr const char* kParams =
     "max_open=N, max_active=N, file=PATH (persistent backing), "
     "timing=real|sim|none, write_cache=BYTES (a disk's write-back cache; 0: off), "
     "slc=host|device|none (an SLC/QLC SSD: HZNS zones, DM Hybrid, pure QLC), "
-    "slc_idle_ms=N, slc_idle_target=P (DM Hybrid's idle migration)";
+    "slc_idle_ms=N, slc_idle_target=P (DM Hybrid's idle migration), "
+    "ring=on|off, prefetch=on|off, read_sched=on|off (SplitZNS's SubZone Ring, Read "
+    "Prefetcher and Read Scheduler, on presets with subzones)";
 
 // Far more zones than any zoned drive has (a 28 TB SMR disk has ~104k);
 // beyond this an emulator's per-zone state would exhaust memory.
@@ -90,6 +92,9 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
   std::string file, timing = "real", slc = "host";
   uint64_t slc_idle_ms = 0, slc_idle_target = 50;
   bool slc_idle_given = false;
+  // SplitZNS's device techniques (section 4.4), all on as in the paper.
+  std::map<std::string, bool> splitzns = {{"ring", true}, {"prefetch", true},
+                                          {"read_sched", true}};
   DiskParams disk = preset->disk;
   for (const auto& [key, value] : params) {
     if (key == "zones" || key == "conv" || key == "max_open" || key == "max_active") {
@@ -122,6 +127,15 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
       if (!v.ok()) return v.status();
       (key == "slc_idle_ms" ? slc_idle_ms : slc_idle_target) = *v;
       slc_idle_given = true;
+    } else if (splitzns.contains(key)) {
+      if (!preset->info.supports_subzones) {
+        return BadUri(uri, absl::StrCat(key, "= applies to presets with subzones (splitzns), not ",
+                                        preset->name));
+      }
+      if (value != "on" && value != "off") {
+        return BadUri(uri, absl::StrCat(key, "='", value, "' must be on or off"));
+      }
+      splitzns[key] = value == "on";
     } else if (key == "file") {
       // Without a path the device would silently be in memory, and lose
       // everything the caller meant to keep.
@@ -150,9 +164,15 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
     info.default_cell_mode = info.native_cell_mode;
     info.max_open_qlc_zones = info.max_active_qlc_zones = 0;
   }
-  info.zone_size = ScaleBytes(info.zone_size, scale, info.block_size);
+  // Subzones split a zone into whole program units, one subzone per chip.
+  const uint64_t zone_align =
+      info.supports_subzones
+          ? std::max<uint64_t>(info.block_size, preset->nand.geometry.unit_bytes()) *
+                info.subzones_per_zone
+          : info.block_size;
+  info.zone_size = ScaleBytes(info.zone_size, scale, zone_align);
   info.zone_capacity = std::min(info.zone_size,
-                                ScaleBytes(info.zone_capacity, scale, info.block_size));
+                                ScaleBytes(info.zone_capacity, scale, zone_align));
   info.num_conventional_zones = static_cast<uint32_t>(
       conv.value_or(static_cast<uint64_t>(
           std::ceil(preset->conventional_fraction * info.num_zones))));
@@ -166,13 +186,22 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
   opts.hidden_slc_cache = slc == "device";
   opts.slc_idle_ns = slc_idle_ms * 1'000'000;
   opts.slc_idle_target = static_cast<uint32_t>(slc_idle_target);
+  if (info.supports_subzones) {
+    // Twice a wide zone, as the paper's FEMU device (section 5.1.1).
+    opts.subzone_ring_bytes = splitzns["ring"] ? 2 * info.zone_size : 0;
+    opts.program_unit_bytes = preset->nand.geometry.unit_bytes();
+    // Four flash pages per subzone (section 5.1.1).
+    opts.prefetch_bytes = splitzns["prefetch"] ? 4 * preset->nand.geometry.page_bytes : 0;
+  }
   if (timing == "sim") opts.clock = std::make_shared<ManualClock>();
   if (timing != "none") {
     const uint64_t capacity = info.capacity_bytes();
     if (preset->is_disk) {
       opts.timing = std::make_unique<DiskTiming>(disk, capacity);
     } else {
-      opts.timing = std::make_unique<NandTiming>(preset->nand, info.zone_size);
+      NandParams nand = preset->nand;
+      nand.read_scheduler = info.supports_subzones && splitzns["read_sched"];
+      opts.timing = std::make_unique<NandTiming>(nand, info.zone_size);
     }
   }
   if (!file.empty()) {

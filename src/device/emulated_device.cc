@@ -40,6 +40,33 @@ absl::Status ValidateGeometry(const DeviceInfo& info) {
   if (info.max_open_zones > info.max_active_zones && info.max_active_zones != 0) {
     return bad("max open zones must not exceed max active zones");
   }
+  if (info.supports_subzones) {
+    const uint64_t n = info.subzones_per_zone;
+    if (n < 2) return bad("a device with subzones needs at least 2 subzones per zone");
+    if (info.protocol != Protocol::kZns) return bad("subzones need a ZNS device");
+    if (info.zone_size % (n * info.block_size) != 0 ||
+        info.zone_capacity % (n * info.block_size) != 0) {
+      return bad("zone size and capacity must split into block-aligned subzones");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ValidateSubzoneRing(const EmulatorOptions& o) {
+  auto bad = [&](const char* what) {
+    return absl::InvalidArgumentError(absl::StrCat("device ", o.info.name, ": ", what));
+  };
+  if (o.prefetch_bytes > 0 && !o.info.supports_subzones) {
+    return bad("a Read Prefetcher needs a device with subzones");
+  }
+  if (o.subzone_ring_bytes == 0) return absl::OkStatus();
+  if (!o.info.supports_subzones) return bad("a SubZone Ring needs a device with subzones");
+  if (o.program_unit_bytes == 0 || o.program_unit_bytes % o.info.block_size != 0) {
+    return bad("a SubZone Ring needs a program unit that is a multiple of the block size");
+  }
+  if (o.subzone_ring_bytes < o.program_unit_bytes * o.info.subzones_per_zone) {
+    return bad("a SubZone Ring must hold at least a unit for every chip");
+  }
   return absl::OkStatus();
 }
 
@@ -70,6 +97,7 @@ absl::StatusOr<std::unique_ptr<EmulatedDevice>> EmulatedDevice::Create(
     EmulatorOptions options) {
   if (auto s = ValidateGeometry(options.info); !s.ok()) return s;
   if (auto s = ValidateSlcCache(options); !s.ok()) return s;
+  if (auto s = ValidateSubzoneRing(options); !s.ok()) return s;
   if (!options.timing) options.timing = std::make_unique<NoTiming>();
   if (!options.backing) {
     options.backing = NewMemoryBacking(options.info,
@@ -123,7 +151,17 @@ EmulatedDevice::EmulatedDevice(EmulatorOptions options)
       backing_(std::move(options.backing)),
       slc_cache_(options.hidden_slc_cache ? std::make_unique<SlcCache>(options.info) : nullptr),
       slc_idle_ns_(options.slc_idle_ns),
-      slc_idle_target_(options.slc_idle_target) {}
+      slc_idle_target_(options.slc_idle_target),
+      subzones_(options.info.supports_subzones
+                    ? std::make_unique<SubzoneTable>(options.info) : nullptr),
+      ring_(options.subzone_ring_bytes > 0
+                ? std::make_unique<SubzoneRing>(options.subzone_ring_bytes,
+                                                options.info.subzones_per_zone,
+                                                options.program_unit_bytes)
+                : nullptr),
+      prefetcher_(options.prefetch_bytes > 0
+                      ? std::make_unique<ReadPrefetcher>(options.prefetch_bytes) : nullptr),
+      prefetch_bytes_(options.prefetch_bytes) {}
 
 EmulatedDevice::~EmulatedDevice() {
   absl::MutexLock lock(&mu_);
@@ -170,6 +208,8 @@ absl::StatusOr<std::vector<ZoneInfo>> EmulatedDevice::ReportZones(
 
 absl::Status EmulatedDevice::ReadLocked(uint64_t offset, std::span<uint8_t> dst) {
   if (auto s = backing_->Read(offset, dst); !s.ok()) return s;
+  // Subzone bytes still in the SubZone Ring have not reached the backing.
+  if (ring_) ReadRingLocked(offset, dst);
   // Unflushed conventional-zone blocks are newer than the backing.
   const uint64_t end = offset + dst.size();
   for (auto it = unflushed_blocks_.lower_bound(offset);
@@ -187,10 +227,11 @@ absl::Status EmulatedDevice::RunCommand(
     absl::MutexLock lock(&mu_);
     if (auto s = CheckPowerLocked(mutating); !s.ok()) return s;
     command_submit_ns_ = submit;
+    command_floor_ns_ = 0;
     IdleMigrateLocked(submit);
     absl::StatusOr<TimedRequest> request = body();
     if (!request.ok()) return request.status();
-    done = ScheduleLocked(*request, submit);
+    done = std::max(ScheduleLocked(*request, submit), command_floor_ns_);
     CountLatenessLocked(done);
   }
   WaitFor(done);
@@ -201,11 +242,17 @@ absl::Status EmulatedDevice::Read(uint64_t offset, std::span<uint8_t> dst,
                                   const IoContext& ctx) {
   return RunCommand(false, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (auto s = zones_.CheckRead(offset, dst.size()); !s.ok()) return s;
+    const uint32_t zone = ZoneOf(offset);
+    if (IsSplitLocked(zone)) {
+      auto request = SubzoneReadLocked(offset, dst.size(), ctx);
+      if (!request.ok()) return request.status();
+      if (auto s = ReadLocked(offset, dst); !s.ok()) return s;
+      return request;
+    }
     if (auto s = ReadLocked(offset, dst); !s.ok()) return s;
     IoCounters& c = stats_.by_class[static_cast<int>(ctx.io_class)];
     ++c.read_ops;
     c.read_bytes += dst.size();
-    const uint32_t zone = ZoneOf(offset);
     if (slc_cache_) slc_cache_->Touched(zone);
     return TimedRequest{.op = IoOp::kRead, .zone = zone, .offset = offset, .length = dst.size(),
                         .cell_mode = MediaModeLocked(zone), .io_class = ctx.io_class};
@@ -214,6 +261,9 @@ absl::Status EmulatedDevice::Read(uint64_t offset, std::span<uint8_t> dst,
 
 absl::Status EmulatedDevice::WriteLocked(uint64_t offset, std::span<const uint8_t> src,
                                          const IoContext& ctx) {
+  if (const uint32_t z = ZoneOf(offset); IsSplitLocked(z)) {
+    return WriteSubzoneLocked(z, offset, src, ctx);
+  }
   if (auto s = zones_.CheckWrite(offset, src.size()); !s.ok()) return s;
   const uint32_t zone = ZoneOf(offset);
   if (zones_.zone(zone).type == ZoneType::kConventional) {
@@ -246,6 +296,13 @@ absl::Status EmulatedDevice::Write(uint64_t offset, std::span<const uint8_t> src
   return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (auto s = WriteLocked(offset, src, ctx); !s.ok()) return s;
     const uint32_t zone = ZoneOf(offset);
+    if (IsSplitLocked(zone)) {
+      // On the subzone's chip, or into the SubZone Ring (the host link).
+      const int32_t chip = subzones_->ChipOf(zone, subzones_->SubzoneOf(zone, offset));
+      return TimedRequest{.op = IoOp::kWrite, .zone = zone, .offset = offset,
+                          .length = src.size(), .cell_mode = MediaModeLocked(zone),
+                          .io_class = ctx.io_class, .chip = chip, .buffered = ring_ != nullptr};
+    }
     return TimedRequest{.op = IoOp::kWrite, .zone = zone, .offset = offset, .length = src.size(),
                         .cell_mode = MediaModeLocked(zone), .io_class = ctx.io_class};
   });
@@ -265,6 +322,11 @@ absl::StatusOr<uint64_t> EmulatedDevice::Append(uint32_t zone,
     if (z.type != ZoneType::kSequentialWriteRequired) {
       return MakeZoneError(ZoneError::kInvalidArgument,
                            absl::StrCat("append to ", ToString(z.type), " zone ", zone));
+    }
+    if (z.IsSplit()) {
+      return MakeZoneError(ZoneError::kInvalidArgument,
+                           absl::StrCat("append to split zone ", zone,
+                                        ": append to one of its subzones"));
     }
     if (info_.max_append_bytes != 0 && src.size() > info_.max_append_bytes) {
       return MakeZoneError(ZoneError::kInvalidArgument,
@@ -302,9 +364,15 @@ absl::Status EmulatedDevice::SaveZoneRecord(uint32_t zone) {
 
 absl::Status EmulatedDevice::FinishZone(uint32_t zone, const IoContext& ctx) {
   return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
+    if (IsSplitLocked(zone) && !subzones_->AllInactive(zone)) {
+      return MakeZoneError(ZoneError::kInvalidTransition,
+                           absl::StrCat("finish split zone ", zone,
+                                        ": a subzone is still being written; finish it first"));
+    }
     if (auto s = zones_.Finish(zone); !s.ok()) return s;
     // A finished zone is durable with everything written to it.
     zones_.MarkDurable(zone);
+    if (IsSplitLocked(zone)) subzones_->MarkDurable(zone);
     if (auto s = SaveZoneRecord(zone); !s.ok()) return s;
     ++stats_.zone_finishes;
     return TimedRequest{.op = IoOp::kFinish, .zone = zone, .io_class = ctx.io_class};
@@ -314,6 +382,8 @@ absl::Status EmulatedDevice::FinishZone(uint32_t zone, const IoContext& ctx) {
 absl::Status EmulatedDevice::ResetZone(uint32_t zone, const IoContext& ctx) {
   return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (zone >= info_.num_zones) return zones_.Reset(zone);
+    // The paper's RESET of a split zone: back to a wide zone.
+    if (IsSplitLocked(zone)) return MergeLocked(zone, ctx);
     const ZoneInfo before = zones_.zone(zone);
     const CellMode erased = MediaModeLocked(zone);
     if (auto s = zones_.Reset(zone); !s.ok()) return s;
@@ -337,6 +407,7 @@ absl::Status EmulatedDevice::FlushLocked() {
   unflushed_blocks_.clear();
   for (uint32_t zone : dirty_zones_) {
     zones_.MarkDurable(zone);
+    if (IsSplitLocked(zone)) subzones_->MarkDurable(zone);
     if (auto s = SaveZoneRecord(zone); !s.ok()) return s;
   }
   dirty_zones_.clear();
@@ -467,6 +538,7 @@ void EmulatedDevice::IdleMigrateLocked(uint64_t submit_ns) {
 
 void EmulatedDevice::PowerCutLocked() {
   unflushed_blocks_.clear();
+  PowerCutSubzonesLocked();
   std::vector<ZoneInfo> before;
   for (uint32_t zone : dirty_zones_) before.push_back(zones_.zone(zone));
   zones_.PowerCut();

@@ -12,7 +12,10 @@
 #include "absl/synchronization/mutex.h"
 #include "device/backing.h"
 #include "device/clock.h"
+#include "device/read_prefetcher.h"
 #include "device/slc_cache.h"
+#include "device/subzone_ring.h"
+#include "device/subzone_table.h"
 #include "device/timing_model.h"
 #include "device/zone_state_machine.h"
 #include "device/zoned_device.h"
@@ -34,6 +37,13 @@ struct EmulatorOptions {
   // cache full (ZnH2's emulated DM Hybrid).
   uint64_t slc_idle_ns = 0;
   uint32_t slc_idle_target = 50;
+  // SplitZNS (docs/emulator.md, "Split zones"), for a device whose info
+  // supports subzones: the SubZone Ring's size in bytes (0: no ring), and
+  // a chip's program unit, the ring's unit.
+  uint64_t subzone_ring_bytes = 0;
+  uint64_t program_unit_bytes = 0;
+  // The Read Prefetcher's buffer per subzone (read_prefetcher.h); 0: off.
+  uint64_t prefetch_bytes = 0;
 };
 
 class EmulatedDevice : public ZonedDevice {
@@ -60,6 +70,14 @@ class EmulatedDevice : public ZonedDevice {
   absl::Status Flush(const IoContext& ctx) override;
   absl::StatusOr<uint64_t> SimpleCopy(std::span<const CopyRange> sources,
                                       uint32_t dst_zone, const IoContext& ctx) override;
+  absl::Status SplitZone(uint32_t zone, const IoContext& ctx) override;
+  absl::Status MergeZone(uint32_t zone, const IoContext& ctx) override;
+  absl::StatusOr<std::vector<SubzoneInfo>> ReportSubzones(uint32_t zone) const override;
+  absl::StatusOr<uint64_t> AppendSubzone(uint32_t zone, uint32_t subzone,
+                                         std::span<const uint8_t> src,
+                                         const IoContext& ctx) override;
+  absl::Status FinishSubzone(uint32_t zone, uint32_t subzone, const IoContext& ctx) override;
+  absl::Status ResetSubzone(uint32_t zone, uint32_t subzone, const IoContext& ctx) override;
   DeviceStats Stats() const override;
 
   // Simulated power loss: every write not made durable by Flush (or by
@@ -104,6 +122,34 @@ class EmulatedDevice : public ZonedDevice {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status WriteLocked(uint64_t offset, std::span<const uint8_t> src,
                            const IoContext& ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Subzones (subzone_ops.cc). A write inside split zone `zone`; the
+  // checks shared by the subzone commands (`what` names the command); the
+  // merge of a split zone whose subzones are empty; the timing of a read
+  // of a subzone, whose bytes may lie in the SubZone Ring.
+  absl::Status WriteSubzoneLocked(uint32_t zone, uint64_t offset, std::span<const uint8_t> src,
+                                  const IoContext& ctx) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CheckSubzoneLocked(uint32_t zone, uint32_t subzone, const char* what) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<TimedRequest> MergeLocked(uint32_t zone, const IoContext& ctx)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::StatusOr<TimedRequest> SubzoneReadLocked(uint64_t offset, uint64_t length,
+                                                 const IoContext& ctx)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // SubZone Ring: drain rounds until `len` more bytes fit (W1-W4), each
+  // unit written to the backing and programmed on its chip; the bytes the
+  // ring holds laid over a read of the backing; and the capacitor's drain
+  // at a power cut.
+  absl::Status MakeRoomInRingLocked(uint64_t len, IoClass io_class)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ReadRingLocked(uint64_t offset, std::span<uint8_t> dst) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Bytes of a subzone on its chip: below the ring's actual write pointer.
+  uint64_t OnFlashLocked(uint32_t zone, uint32_t sub) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Read Prefetcher (R5): a preread on every chip other than `chip`.
+  void PrefetchLocked(int32_t chip) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PowerCutSubzonesLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool IsSplitLocked(uint32_t zone) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return subzones_ && subzones_->IsSplit(zone);
+  }
   // Records `zone`'s durable state and cached write pointer in the backing.
   absl::Status SaveZoneRecord(uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Brings back the zones a file backing saved (Create).
@@ -150,6 +196,16 @@ class EmulatedDevice : public ZonedDevice {
   const uint32_t slc_idle_target_;
   // Submit time of the command being run, for the migrations it causes.
   uint64_t command_submit_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  // Split zones' subzones (null on a device without subzones) and the
+  // SubZone Ring (null when off).
+  std::unique_ptr<SubzoneTable> subzones_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<SubzoneRing> ring_ ABSL_GUARDED_BY(mu_);
+  // The Read Prefetcher (null when off) and its buffer size.
+  std::unique_ptr<ReadPrefetcher> prefetcher_ ABSL_GUARDED_BY(mu_);
+  const uint64_t prefetch_bytes_;
+  // The command being run completes no earlier than this: work it set off
+  // inside the device (a ring drain) that it must wait for.
+  uint64_t command_floor_ns_ ABSL_GUARDED_BY(mu_) = 0;
   // Mutating commands left before PowerOffAfter cuts the power; -1 = never.
   int64_t commands_until_power_off_ ABSL_GUARDED_BY(mu_) = -1;
 };

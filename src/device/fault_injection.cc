@@ -324,6 +324,26 @@ absl::Status FaultInjectingDevice::MergeZone(uint32_t zone, const IoContext& ctx
   return inner_->MergeZone(zone, ctx);
 }
 
+absl::StatusOr<uint64_t> FaultInjectingDevice::AppendSubzone(uint32_t zone, uint32_t subzone,
+                                                              std::span<const uint8_t> src,
+                                                              const IoContext& ctx) {
+  const std::string what = absl::StrCat("append of ", src.size(), " bytes to subzone ", subzone);
+  if (auto s = Inject(Command::kWrite, zone, what); !s.ok()) return s;
+  return inner_->AppendSubzone(zone, subzone, src, ctx);
+}
+
+absl::Status FaultInjectingDevice::FinishSubzone(uint32_t zone, uint32_t subzone,
+                                                 const IoContext& ctx) {
+  if (auto s = Inject(Command::kManage, zone, "finish subzone"); !s.ok()) return s;
+  return inner_->FinishSubzone(zone, subzone, ctx);
+}
+
+absl::Status FaultInjectingDevice::ResetSubzone(uint32_t zone, uint32_t subzone,
+                                                const IoContext& ctx) {
+  if (auto s = Inject(Command::kManage, zone, "reset subzone"); !s.ok()) return s;
+  return inner_->ResetSubzone(zone, subzone, ctx);
+}
+
 std::optional<absl::StatusOr<std::unique_ptr<ZonedDevice>>> OpenWithFaults(
     const std::string& uri, DeviceOpener open) {
   const size_t q = uri.find('?');

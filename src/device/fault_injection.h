@@ -96,6 +96,14 @@ class FaultInjectingDevice : public ZonedDevice {
                                       const IoContext& ctx) override;
   absl::Status SplitZone(uint32_t zone, const IoContext& ctx) override;
   absl::Status MergeZone(uint32_t zone, const IoContext& ctx) override;
+  absl::StatusOr<std::vector<SubzoneInfo>> ReportSubzones(uint32_t zone) const override {
+    return inner_->ReportSubzones(zone);
+  }
+  absl::StatusOr<uint64_t> AppendSubzone(uint32_t zone, uint32_t subzone,
+                                         std::span<const uint8_t> src,
+                                         const IoContext& ctx) override;
+  absl::Status FinishSubzone(uint32_t zone, uint32_t subzone, const IoContext& ctx) override;
+  absl::Status ResetSubzone(uint32_t zone, uint32_t subzone, const IoContext& ctx) override;
   DeviceStats Stats() const override { return inner_->Stats(); }
 
  private:

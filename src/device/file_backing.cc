@@ -130,6 +130,7 @@ class FileBacking : public Backing {
   }
 
   std::optional<std::vector<SavedZone>> LoadedZones() const override { return loaded_; }
+  bool persistent() const override { return true; }
   void SetLoadedZones(std::vector<SavedZone> zones) { loaded_ = std::move(zones); }
 
   absl::Status Pread(void* buf, size_t n, uint64_t off) {

@@ -16,7 +16,37 @@ NandTiming::NandTiming(const NandParams& params, uint64_t zone_size)
     : params_(params),
       zone_size_(zone_size),
       dies_(params.geometry.num_dies()),
-      channels_(params.geometry.channels) {}
+      channels_(params.geometry.channels) {
+  if (params.read_scheduler) {
+    die_queues_.resize(dies_.size());
+    channel_queues_.resize(channels_.size());
+  }
+}
+
+bool NandTiming::Urgent(const TimedRequest& r) const {
+  return params_.read_scheduler && r.op == IoOp::kRead && r.chip >= 0 && !r.internal &&
+         r.io_class == IoClass::kUserRead;
+}
+
+uint64_t NandTiming::Reserve(Timeline& t, Queue* q, uint64_t earliest, uint64_t duration,
+                             bool urgent) {
+  if (!params_.read_scheduler) return t.Reserve(earliest, duration);
+  while (!q->ops.empty() && q->ops.front().second <= earliest) q->ops.pop_front();
+  uint64_t start;
+  if (!urgent) {
+    start = t.Reserve(earliest, duration);
+  } else {
+    start = std::max(earliest, q->query_avail_ns);
+    for (const auto& [from, to] : q->ops) {
+      if (from <= earliest && earliest < to) start = std::max(start, to);  // in progress
+    }
+    t.avail_ns = std::max(t.avail_ns, start) + duration;
+    t.busy_ns += duration;
+    q->query_avail_ns = start + duration;
+  }
+  q->ops.push_back({start, start + duration});
+  return start;
+}
 
 const CellLatency& NandTiming::Latency(CellMode mode) const {
   switch (mode) {
@@ -52,12 +82,35 @@ uint32_t NandTiming::PageType(const CellLatency& lat,
 
 uint64_t NandTiming::Schedule(const TimedRequest& r, uint64_t submit_ns) {
   const uint64_t start = submit_ns + params_.command_ns;
+  if (r.buffered) return ScheduleBuffered(r, start);
   switch (r.op) {
     case IoOp::kRead: return ScheduleRead(r, start);
     case IoOp::kWrite: return ScheduleWrite(r, start);
     case IoOp::kReset: return ScheduleErase(r, start);
     default: return start;
   }
+}
+
+uint64_t NandTiming::ScheduleBuffered(const TimedRequest& r, uint64_t start) {
+  if (r.internal) return start;
+  const bool read = r.op == IoOp::kRead;
+  Timeline& link = read ? host_read_ : host_write_;
+  const uint64_t ns =
+      TransferNs(r.length, read ? params_.host_read_bytes_per_s : params_.host_write_bytes_per_s);
+  return link.Reserve(start, ns) + ns;
+}
+
+uint32_t NandTiming::DieFor(const TimedRequest& r, uint32_t zone, uint64_t in_zone) const {
+  return r.chip >= 0 ? static_cast<uint32_t>(r.chip) : DieOf(zone, in_zone);
+}
+
+uint32_t NandTiming::PageTypeFor(const TimedRequest& r, const CellLatency& lat,
+                                 uint64_t in_zone) const {
+  // A subzone's units all go to its one die, in order.
+  if (r.chip >= 0) {
+    return static_cast<uint32_t>(in_zone / params_.geometry.unit_bytes() % lat.page_types);
+  }
+  return PageType(lat, in_zone);
 }
 
 uint64_t NandTiming::ScheduleRead(const TimedRequest& r, uint64_t start) {
@@ -70,18 +123,23 @@ uint64_t NandTiming::ScheduleRead(const TimedRequest& r, uint64_t start) {
     const uint64_t in_zone = pos % zone_size_;
     const uint64_t unit_end = (in_zone / g.unit_bytes() + 1) * g.unit_bytes();
     const uint64_t bytes = std::min(end - pos, unit_end - in_zone);
-    const uint32_t die = DieOf(zone, in_zone);
-    const uint32_t type = PageType(lat, in_zone);
+    const uint32_t die = DieFor(r, zone, in_zone);
+    const uint32_t type = PageTypeFor(r, lat, in_zone);
     if (r.cell_mode == CellMode::kQlc) ++qlc_page_reads_[type];
     // Sense the pages into the die's registers, move them over the channel,
     // then over the host link.
-    const uint64_t sensed = dies_[die].Reserve(start, lat.read_ns[type]) + lat.read_ns[type];
-    Timeline& ch = channels_[die % g.channels];
+    const bool urgent = Urgent(r);
+    const uint32_t channel = die % g.channels;
+    Queue* die_q = params_.read_scheduler ? &die_queues_[die] : nullptr;
+    Queue* ch_q = params_.read_scheduler ? &channel_queues_[channel] : nullptr;
+    const uint64_t sensed =
+        Reserve(dies_[die], die_q, start, lat.read_ns[type], urgent) + lat.read_ns[type];
     const uint64_t xfer = TransferNs(bytes, params_.channel_bytes_per_s);
-    uint64_t t = ch.Reserve(sensed, xfer) + xfer;
+    uint64_t t = Reserve(channels_[channel], ch_q, sensed, xfer, urgent) + xfer;
     if (!r.internal) {
       const uint64_t link = TransferNs(bytes, params_.host_read_bytes_per_s);
-      t = host_read_.Reserve(t, link) + link;
+      t = Reserve(host_read_, params_.read_scheduler ? &link_queue_ : nullptr, t, link, urgent) +
+          link;
     }
     done = std::max(done, t);
     pos += bytes;
@@ -99,20 +157,23 @@ uint64_t NandTiming::ScheduleWrite(const TimedRequest& r, uint64_t start) {
     const uint64_t in_zone = pos % zone_size_;
     const uint64_t unit_end = (in_zone / g.unit_bytes() + 1) * g.unit_bytes();
     const uint64_t bytes = std::min(end - pos, unit_end - in_zone);
-    const uint32_t die = DieOf(zone, in_zone);
+    const uint32_t die = DieFor(r, zone, in_zone);
     uint64_t t = start;
     if (!r.internal) {
       const uint64_t link = TransferNs(bytes, params_.host_write_bytes_per_s);
       t = host_write_.Reserve(t, link) + link;
     }
-    Timeline& ch = channels_[die % g.channels];
+    const uint32_t channel = die % g.channels;
     const uint64_t xfer = TransferNs(bytes, params_.channel_bytes_per_s);
-    t = ch.Reserve(t, xfer) + xfer;
+    t = Reserve(channels_[channel], params_.read_scheduler ? &channel_queues_[channel] : nullptr,
+                t, xfer, false) +
+        xfer;
     if (in_zone + bytes == unit_end) {
       // The unit is complete: the die programs it once its previous program
       // is done, and only then has the buffer room for this data.
-      const uint64_t prog = lat.program_ns[PageType(lat, in_zone)];
-      t = dies_[die].Reserve(t, prog);
+      const uint64_t prog = lat.program_ns[PageTypeFor(r, lat, in_zone)];
+      t = Reserve(dies_[die], params_.read_scheduler ? &die_queues_[die] : nullptr, t, prog,
+                  false);
     }
     done = std::max(done, t);
     pos += bytes;
@@ -134,13 +195,23 @@ uint64_t NandTiming::ScheduleErase(const TimedRequest& r, uint64_t start) {
       r.cell_mode == CellMode::kNone ? native_bits : static_cast<uint64_t>(r.cell_mode);
   const uint64_t units_per_block =
       std::max<uint64_t>(1, g.block_bytes / g.page_bytes * mode_bits / native_bits);
+  if (r.chip >= 0) {
+    // A subzone reset erases the blocks of its one chip (section 4.2).
+    const uint64_t blocks = (units + units_per_block - 1) / units_per_block;
+    erases_ += blocks;
+    const uint32_t die = static_cast<uint32_t>(r.chip);
+    return Reserve(dies_[die], params_.read_scheduler ? &die_queues_[die] : nullptr, start,
+                   blocks * lat.erase_ns, false) +
+           blocks * lat.erase_ns;
+  }
   const uint32_t used_dies = static_cast<uint32_t>(std::min<uint64_t>(dpz, units));
   uint64_t done = start;
   for (uint32_t i = 0; i < used_dies; ++i) {
     const uint64_t die_units = units / dpz + (i < units % dpz ? 1 : 0);
     const uint64_t blocks = (die_units + units_per_block - 1) / units_per_block;
     const uint32_t die = DieOf(r.zone, uint64_t{i} * g.unit_bytes());
-    const uint64_t t = dies_[die].Reserve(start, blocks * lat.erase_ns) +
+    const uint64_t t = Reserve(dies_[die], params_.read_scheduler ? &die_queues_[die] : nullptr,
+                               start, blocks * lat.erase_ns, false) +
                        blocks * lat.erase_ns;
     done = std::max(done, t);
     erases_ += blocks;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <deque>
+#include <utility>
 #include <vector>
 
 #include "device/timing_model.h"
@@ -41,6 +43,11 @@ struct NandParams {
   // The mode `block_bytes` is given in; a block holds proportionally less in
   // a mode with fewer bits per cell (an SLC block a quarter of a QLC one).
   CellMode native_cell_mode = CellMode::kTlc;
+  // SplitZNS's Read Scheduler (section 4.4.2): a query's read of a subzone
+  // (IoClass::kUserRead on one chip) goes ahead of every queued request
+  // on its die, channel and link; it waits only for the operation in
+  // progress when it arrives and for earlier query reads.
+  bool read_scheduler = false;
 };
 
 // Writes are buffered one program unit deep per die: a write returns once
@@ -61,15 +68,36 @@ class NandTiming : public TimingModel {
   const CellLatency& Latency(CellMode mode) const;
   uint32_t DiesPerZone() const;
   uint32_t PageType(const CellLatency& lat, uint64_t offset_in_zone) const;
+  // The die and page type of `r`'s unit at `in_zone`: a subzone request's
+  // chip, or the zone's striping.
+  uint32_t DieFor(const TimedRequest& r, uint32_t zone, uint64_t in_zone) const;
+  uint32_t PageTypeFor(const TimedRequest& r, const CellLatency& lat, uint64_t in_zone) const;
+  // A request controller memory serves: the host link only.
+  uint64_t ScheduleBuffered(const TimedRequest& r, uint64_t start);
   uint64_t ScheduleRead(const TimedRequest& r, uint64_t start);
   uint64_t ScheduleWrite(const TimedRequest& r, uint64_t start);
   uint64_t ScheduleErase(const TimedRequest& r, uint64_t start);
+  // The reserved intervals of a resource and the end of its last query
+  // read, kept only with the Read Scheduler.
+  struct Queue {
+    std::deque<std::pair<uint64_t, uint64_t>> ops;
+    uint64_t query_avail_ns = 0;
+  };
+  // Reserves `duration` on `t` from `earliest` on; with the Read
+  // Scheduler, an `urgent` request passes the queued ones, which slip by
+  // its duration (their completions, already given, stay: the model's
+  // error, in their favour). Returns the start.
+  uint64_t Reserve(Timeline& t, Queue* q, uint64_t earliest, uint64_t duration, bool urgent);
+  bool Urgent(const TimedRequest& r) const;
 
   NandParams params_;
   uint64_t zone_size_;
   std::vector<Timeline> dies_;
   std::vector<Timeline> channels_;
   Timeline host_read_, host_write_;
+  // Read Scheduler queues: one per die, per channel, and the read link.
+  std::vector<Queue> die_queues_, channel_queues_;
+  Queue link_queue_;
   uint64_t erases_ = 0;
   std::array<uint64_t, 4> qlc_page_reads_{};  // DeviceStats::qlc_page_reads
 };

@@ -129,6 +129,8 @@ Preset SplitznsFemu() {
   i.max_active_zones = 24;
   i.max_append_bytes = 128 * KiB;
   i.native_cell_mode = i.default_cell_mode = CellMode::kTlc;
+  i.supports_subzones = true;  // section 4.2: one subzone per chip
+  i.subzones_per_zone = 16;
   NandGeometry& g = p.nand.geometry;
   g.channels = 8;
   g.dies_per_channel = 2;

@@ -29,6 +29,12 @@ struct TimedRequest {
   CellMode cell_mode = CellMode::kNone;
   IoClass io_class = IoClass::kOther;
   bool internal = false;  // data stays inside the device (Simple Copy)
+  // SplitZNS: a subzone's request uses this one chip (die) alone; -1: the
+  // zone's striping.
+  int32_t chip = -1;
+  // Served from controller memory (SubZone Ring, prefetch buffer): only
+  // the host link is used.
+  bool buffered = false;
 };
 
 // A resource's timeline: when it is next free and how long it was busy.

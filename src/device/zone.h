@@ -73,12 +73,37 @@ struct ZoneInfo {
   ZoneType type = ZoneType::kSequentialWriteRequired;
   ZoneState state = ZoneState::kEmpty;
   CellMode cell_mode = CellMode::kNone;
+  // A split zone (SplitZNS section 4.2) reports how many subzones it has
+  // (ZonedDevice::ReportSubzones describes them); 0 for a wide zone. A
+  // split zone has no write pointer of its own: write_pointer stays at
+  // start, and each subzone has one.
+  uint32_t subzones = 0;
 
+  bool IsSplit() const { return subzones != 0; }
   bool IsOpen() const {
     return state == ZoneState::kImplicitlyOpened ||
            state == ZoneState::kExplicitlyOpened;
   }
   bool IsActive() const { return IsOpen() || state == ZoneState::kClosed; }
+};
+
+// One subzone of a split zone (SplitZNS section 4.2). Subzone `index` of
+// split zone `zone` covers the bytes [start, start + size) of the zone,
+// start = zone start + index * size (docs/emulator.md, "Split zones"); it
+// is written at its own write pointer and lives on one chip.
+struct SubzoneInfo {
+  uint32_t zone = 0;
+  uint32_t index = 0;
+  uint64_t start = 0;
+  uint64_t size = 0;
+  uint64_t capacity = 0;
+  uint64_t write_pointer = 0;
+  // kEmpty, kImplicitlyOpened (written, and its split zone is open),
+  // kClosed (written, its split zone is not open) or kFull.
+  ZoneState state = ZoneState::kEmpty;
+  // The chip the device gave the subzone at its first write (section 4.3);
+  // -1 while it is empty.
+  int32_t chip = -1;
 };
 
 // Fixed properties of a device.
@@ -104,9 +129,10 @@ struct DeviceInfo {
   uint32_t max_open_qlc_zones = 0;    // ZnH2's extra limits; 0 = no limit
   uint32_t max_active_qlc_zones = 0;
   bool supports_simple_copy = false;
-  // SplitZone/MergeZone split a wide zone into per-chip subzones
-  // (SplitZNS). No device supports it yet.
+  // SplitZone/MergeZone split a wide zone into per-chip subzones and back
+  // (SplitZNS section 4.2): `subzones_per_zone` of them, one per chip.
   bool supports_subzones = false;
+  uint32_t subzones_per_zone = 0;
   // Reads beyond the write pointer return zeroes (ZNS with DLFEAT) instead
   // of failing (ZBC with URSWRZ = 0).
   bool reads_beyond_wp_allowed = true;
@@ -114,6 +140,9 @@ struct DeviceInfo {
   bool cross_zone_reads_allowed = false;
 
   uint64_t capacity_bytes() const { return zone_size * num_zones; }
+  // A subzone's share of a split zone, and of its writable capacity.
+  uint64_t subzone_size() const { return zone_size / subzones_per_zone; }
+  uint64_t subzone_capacity() const { return zone_capacity / subzones_per_zone; }
   // Flash (fast random reads) rather than a disk. Every layer asks this,
   // so an SSD is recognised in one place: a device with NAND cells.
   bool is_ssd() const { return native_cell_mode != CellMode::kNone; }

@@ -123,6 +123,10 @@ absl::Status ZoneStateMachine::CheckWrite(uint64_t offset, uint64_t len) const {
   const Zone& z = zones_[offset / info_.zone_size];
   const ZoneInfo& zi = z.info;
   const std::string where = absl::StrCat("zone ", zi.index, " at ", offset);
+  if (zi.IsSplit()) {
+    return MakeZoneError(ZoneError::kInvalidArgument,
+                         absl::StrCat(where, ": a split zone is written through its subzones"));
+  }
   switch (zi.state) {
     case ZoneState::kFull:
       return MakeZoneError(ZoneError::kZoneFull, where);
@@ -303,7 +307,8 @@ absl::Status ZoneStateMachine::Finish(uint32_t index) {
     case ZoneState::kImplicitlyOpened:
     case ZoneState::kExplicitlyOpened:
       ReleaseResources(z);
-      z.info.write_pointer = z.info.start + z.info.capacity;
+      // A split zone has no write pointer of its own (its subzones do).
+      if (!z.info.IsSplit()) z.info.write_pointer = z.info.start + z.info.capacity;
       SetState(z, ZoneState::kFull);
       return absl::OkStatus();
     case ZoneState::kFull:
@@ -318,6 +323,7 @@ absl::Status ZoneStateMachine::Reset(uint32_t index) {
   auto managed = ManagedZone(index, "reset", &where);
   if (!managed.ok()) return managed.status();
   Zone& z = **managed;
+  if (z.info.IsSplit()) return Merge(index);
   switch (z.info.state) {
     case ZoneState::kEmpty:
     case ZoneState::kImplicitlyOpened:
@@ -329,6 +335,62 @@ absl::Status ZoneStateMachine::Reset(uint32_t index) {
       return absl::OkStatus();
     default:
       return MakeZoneError(ZoneError::kInvalidTransition, where);
+  }
+}
+
+absl::Status ZoneStateMachine::Split(uint32_t index, uint32_t subzones) {
+  std::string where;
+  auto managed = ManagedZone(index, "split", &where);
+  if (!managed.ok()) return managed.status();
+  Zone& z = **managed;
+  if (z.info.state != ZoneState::kEmpty || z.info.IsSplit()) {
+    return MakeZoneError(ZoneError::kInvalidTransition,
+                         absl::StrCat(where, ": only an empty wide zone splits"));
+  }
+  if (auto s = CheckOpenResources(z, info_.default_cell_mode); !s.ok()) return s;
+  AcquireOpen(index, ZoneState::kExplicitlyOpened, info_.default_cell_mode);
+  z.info.subzones = subzones;
+  return absl::OkStatus();
+}
+
+absl::Status ZoneStateMachine::Merge(uint32_t index) {
+  std::string where;
+  auto managed = ManagedZone(index, "merge", &where);
+  if (!managed.ok()) return managed.status();
+  Zone& z = **managed;
+  if (!z.info.IsSplit()) {
+    return MakeZoneError(ZoneError::kInvalidTransition, absl::StrCat(where, ": not split"));
+  }
+  if (!z.info.IsActive() && z.info.state != ZoneState::kFull) {
+    return MakeZoneError(ZoneError::kInvalidTransition, where);
+  }
+  ReleaseResources(z);
+  z.info.subzones = 0;
+  ResetToEmpty(z);
+  return absl::OkStatus();
+}
+
+absl::Status ZoneStateMachine::CheckSubzoneWrite(uint32_t index) const {
+  const ZoneInfo& zi = zones_[index].info;
+  const std::string where = absl::StrCat("split zone ", index);
+  switch (zi.state) {
+    case ZoneState::kFull:
+      return MakeZoneError(ZoneError::kZoneFull, absl::StrCat(where, " is finished"));
+    case ZoneState::kReadOnly:
+      return MakeZoneError(ZoneError::kReadOnly, where);
+    case ZoneState::kOffline:
+      return MakeZoneError(ZoneError::kOffline, where);
+    case ZoneState::kClosed:
+      return CheckOpenResources(zones_[index], zi.cell_mode);
+    default:
+      return absl::OkStatus();
+  }
+}
+
+void ZoneStateMachine::CommitSubzoneWrite(uint32_t index) {
+  Zone& z = zones_[index];
+  if (z.info.state == ZoneState::kClosed) {
+    AcquireOpen(index, ZoneState::kImplicitlyOpened, z.info.cell_mode);
   }
 }
 
@@ -440,7 +502,7 @@ void ZoneStateMachine::PowerCut() {
     zi.write_pointer = z.durable_wp;
     if (z.durable_full) {
       zi.state = ZoneState::kFull;
-    } else if (zi.write_pointer == zi.start) {
+    } else if (zi.write_pointer == zi.start && !zi.IsSplit()) {
       ResetToEmpty(z);
     } else {
       zi.state = ZoneState::kClosed;
@@ -458,9 +520,9 @@ ZoneInfo ZoneStateMachine::DurableZone(uint32_t index) const {
   if (zi.type != ZoneType::kConventional && zi.state != ZoneState::kReadOnly &&
       zi.state != ZoneState::kOffline) {
     zi.write_pointer = z.durable_wp;
-    zi.state = z.durable_full ? ZoneState::kFull
-               : z.durable_wp == zi.start ? ZoneState::kEmpty
-                                          : ZoneState::kClosed;
+    zi.state = z.durable_full                             ? ZoneState::kFull
+               : z.durable_wp == zi.start && !zi.IsSplit() ? ZoneState::kEmpty
+                                                           : ZoneState::kClosed;
   }
   return zi;
 }

@@ -42,6 +42,18 @@ class ZoneStateMachine {
   absl::Status Finish(uint32_t zone);
   absl::Status Reset(uint32_t zone);
 
+  // SplitZNS split zones (section 4.2). Split takes an empty zone to an
+  // explicitly opened split zone with `subzones` subzones, with the
+  // resources an explicit open needs; Merge takes an active or full split
+  // zone back to an empty wide zone (the caller checked its subzones are
+  // empty). Other states: kInvalidTransition. A split zone's state is the
+  // one its resources follow: a write to one of its subzones needs it to
+  // take writes, and opens it implicitly when it is closed.
+  absl::Status Split(uint32_t zone, uint32_t subzones);
+  absl::Status Merge(uint32_t zone);
+  absl::Status CheckSubzoneWrite(uint32_t zone) const;
+  void CommitSubzoneWrite(uint32_t zone);
+
   // Conditions only the device sets (media failure), for fault injection.
   void SetReadOnly(uint32_t zone);
   void SetOffline(uint32_t zone);

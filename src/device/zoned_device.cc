@@ -21,14 +21,33 @@ absl::StatusOr<uint64_t> ZonedDevice::SimpleCopy(std::span<const CopyRange>,
                        absl::StrCat(info().name, " has no Simple Copy"));
 }
 
-absl::Status ZonedDevice::SplitZone(uint32_t, const IoContext&) {
-  return MakeZoneError(ZoneError::kUnsupported,
-                       absl::StrCat(info().name, " has no subzones"));
+namespace {
+
+absl::Status NoSubzones(const DeviceInfo& info) {
+  return MakeZoneError(ZoneError::kUnsupported, absl::StrCat(info.name, " has no subzones"));
 }
 
-absl::Status ZonedDevice::MergeZone(uint32_t, const IoContext&) {
-  return MakeZoneError(ZoneError::kUnsupported,
-                       absl::StrCat(info().name, " has no subzones"));
+}  // namespace
+
+absl::Status ZonedDevice::SplitZone(uint32_t, const IoContext&) { return NoSubzones(info()); }
+
+absl::Status ZonedDevice::MergeZone(uint32_t, const IoContext&) { return NoSubzones(info()); }
+
+absl::StatusOr<std::vector<SubzoneInfo>> ZonedDevice::ReportSubzones(uint32_t) const {
+  return NoSubzones(info());
+}
+
+absl::StatusOr<uint64_t> ZonedDevice::AppendSubzone(uint32_t, uint32_t, std::span<const uint8_t>,
+                                                    const IoContext&) {
+  return NoSubzones(info());
+}
+
+absl::Status ZonedDevice::FinishSubzone(uint32_t, uint32_t, const IoContext&) {
+  return NoSubzones(info());
+}
+
+absl::Status ZonedDevice::ResetSubzone(uint32_t, uint32_t, const IoContext&) {
+  return NoSubzones(info());
 }
 
 }  // namespace zonestack::device

@@ -83,11 +83,31 @@ class ZonedDevice {
                                               uint32_t dst_zone,
                                               const IoContext& ctx);
 
-  // SplitZNS (section 4.1): turn an empty wide zone into a split zone of
-  // per-chip subzones, and back. Devices without subzones return
-  // kUnsupported.
+  // SplitZNS (section 4.2, docs/emulator.md "Split zones"). Devices
+  // without subzones (info().supports_subzones false) return kUnsupported
+  // from all of these.
+  //
+  // SplitZone turns an empty wide zone into an open split zone of
+  // info().subzones_per_zone empty subzones; it takes an active and an open
+  // resource as an explicit open does. MergeZone (the paper's RESET of a
+  // split zone) turns a split zone whose subzones are all empty back into
+  // an empty wide zone; ResetZone of such a zone does the same. Any other
+  // state is kInvalidTransition. FinishZone of a split zone needs every
+  // subzone empty or full and releases its resources.
   virtual absl::Status SplitZone(uint32_t zone, const IoContext& ctx);
   virtual absl::Status MergeZone(uint32_t zone, const IoContext& ctx);
+  // The subzones of split zone `zone`; kInvalidArgument for a wide zone.
+  virtual absl::StatusOr<std::vector<SubzoneInfo>> ReportSubzones(uint32_t zone) const;
+  // Zone append to one subzone; returns where the data landed. Read and
+  // Write reach subzones by their byte addresses (SubzoneInfo::start).
+  virtual absl::StatusOr<uint64_t> AppendSubzone(uint32_t zone, uint32_t subzone,
+                                                 std::span<const uint8_t> src,
+                                                 const IoContext& ctx);
+  // The host finished writing the subzone: it becomes full.
+  virtual absl::Status FinishSubzone(uint32_t zone, uint32_t subzone, const IoContext& ctx);
+  // Erases one subzone on its chip and empties it (the paper's MERGE of a
+  // subzone), in any state of an active or full split zone.
+  virtual absl::Status ResetSubzone(uint32_t zone, uint32_t subzone, const IoContext& ctx);
 
   // A consistent snapshot of the device's counters.
   virtual DeviceStats Stats() const = 0;

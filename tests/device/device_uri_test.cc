@@ -63,5 +63,28 @@ TEST(DeviceUriTest, ParameterGivenTwiceIsRefused) {
   ExpectRefused(std::string(kBase) + "&zones=8&zones=16", "zones");
 }
 
+TEST(DeviceUriTest, SplitznsPresetSplitsScaledZonesIntoWholeUnitsPerChip) {
+  // 512 MiB zones scaled by 1/100 would not split into 16 subzones of
+  // whole 64 KiB units; the scale rounds to a multiple of 16 units.
+  auto dev = OpenDevice("emu:splitzns?scale=1/100&timing=none");
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  const DeviceInfo& info = (*dev)->info();
+  EXPECT_TRUE(info.supports_subzones);
+  EXPECT_EQ(info.subzones_per_zone, 16u);
+  EXPECT_EQ(info.zone_size % (16 * 64 * 1024), 0u);
+  EXPECT_EQ(info.subzone_size() * 16, info.zone_size);
+  ASSERT_OK((*dev)->SplitZone(0, IoContext{}));
+  EXPECT_TRUE((*dev)->ReportZone(0)->IsSplit());
+  for (const char* ring : {"on", "off"}) {
+    auto d = OpenDevice(std::string("emu:splitzns?scale=1/64&timing=none&ring=") + ring);
+    EXPECT_TRUE(d.ok()) << ring << ": " << d.status();
+  }
+}
+
+TEST(DeviceUriTest, SplitznsOptionsAreCheckedAndOnlyForSubzonePresets) {
+  ExpectRefused("emu:splitzns?scale=1/64&ring=yes", "ring");
+  ExpectRefused(std::string(kBase) + "&ring=on", "ring");
+}
+
 }  // namespace
 }  // namespace zonestack::device

@@ -87,6 +87,17 @@ inline DeviceInfo HznsInfo() {
   return i;
 }
 
+// A ZNS SSD whose zones split into 4 subzones (SplitZNS section 4.2): 16
+// KiB subzones holding 12 KiB each (the zone's ZCAP < ZSZE, split evenly).
+inline DeviceInfo SplitZnsInfo() {
+  DeviceInfo i = ZnsInfo();
+  i.name = "conformance-splitzns";
+  i.model = "test ZNS SSD with subzones";
+  i.supports_subzones = true;
+  i.subzones_per_zone = 4;
+  return i;
+}
+
 // Skips a case whose premise the device under test does not share. The
 // emulator, configured as the fixture's model, always shares it.
 #define REQUIRE_DEVICE(premise) \
@@ -168,9 +179,9 @@ class DeviceHarness {
 
  private:
   void OpenReal(const std::string& path, const DeviceInfo& model) {
-    if (model.supports_slc || model.supports_simple_copy) {
-      GTEST_SKIP() << "model " << model.name << " has cell modes or Simple Copy; "
-                   << "Linux zoned block devices have neither";
+    if (model.supports_slc || model.supports_simple_copy || model.supports_subzones) {
+      GTEST_SKIP() << "model " << model.name << " has cell modes, Simple Copy or subzones; "
+                   << "Linux zoned block devices have none of them";
     }
     auto dev = OpenFreshRealDevice(path);
     ASSERT_TRUE(dev.ok()) << dev.status();
@@ -218,6 +229,25 @@ class ZbcZoneTest : public testing::Test, protected DeviceHarness {
 class HznsZoneTest : public testing::Test, protected DeviceHarness {
  protected:
   void SetUp() override { Open(HznsInfo()); }
+};
+
+// Split zones; every case needs a device with subzones, which no Linux
+// zoned block device has, so a real device skips them all.
+class SplitZoneTest : public testing::Test, protected DeviceHarness {
+ protected:
+  void SetUp() override {
+    Open(SplitZnsInfo());
+    if (IsSkipped() || HasFatalFailure()) return;
+    REQUIRE_DEVICE(dev().info().supports_subzones);
+  }
+  uint64_t SubSize() { return dev().info().subzone_size(); }
+  uint64_t SubCap() { return dev().info().subzone_capacity(); }
+  uint64_t SubStart(uint32_t zone, uint32_t sub) { return Start(zone) + sub * SubSize(); }
+  SubzoneInfo Sub(uint32_t zone, uint32_t sub) {
+    auto subs = dev().ReportSubzones(zone);
+    EXPECT_TRUE(subs.ok()) << subs.status();
+    return subs.ok() && sub < subs->size() ? (*subs)[sub] : SubzoneInfo{};
+  }
 };
 
 }  // namespace zonestack::device::conformance
