@@ -62,15 +62,21 @@ class MemoryBacking : public Backing {
       const uint64_t in_zone = offset % zone_size_;
       const uint64_t n = std::min<uint64_t>(src.size(), zone_size_ - in_zone);
       if (!z.data) {
+        const bool recycled = !pool_.empty();
         z.data = Take();
         if (!z.data) return absl::ResourceExhaustedError("emulator out of memory");
+        z.stale = recycled ? zone_size_ : 0;
       }
       if (in_zone + n > z.resident && populate_step_ > 0) Populate(z, in_zone + n);
-      // A recycled mapping holds stale bytes: what was never written reads
-      // as zeroes.
-      if (in_zone > z.filled) std::memset(z.data + z.filled, 0, in_zone - z.filled);
+      // A recycled mapping, or bytes discarded from this one, hold stale
+      // bytes: what was never written reads as zeroes. Fresh memory is
+      // zero already, so a write far into a fresh zone (a split zone's
+      // last subzone) does not touch the memory before it.
+      const uint64_t gap_end = std::min(in_zone, z.stale);
+      if (gap_end > z.filled) std::memset(z.data + z.filled, 0, gap_end - z.filled);
       std::memcpy(z.data + in_zone, src.data(), n);
       z.filled = std::max(z.filled, in_zone + n);
+      z.stale = std::max(z.stale, z.filled);
       if (fill_) fill_->Advance(z.data, zone_capacity_, z.filled);
       src = src.subspan(n);
       offset += n;
@@ -101,6 +107,7 @@ class MemoryBacking : public Backing {
   struct Zone {
     uint8_t* data = nullptr;
     uint64_t filled = 0;  // bytes [0, filled) are valid
+    uint64_t stale = 0;   // bytes past `filled` and below this may be nonzero
     uint64_t resident = 0;  // bytes [0, resident) were populated (populate_step_)
   };
 

@@ -523,6 +523,24 @@ TEST_P(MemoryBackingTest, RecycledZoneMemoryReadsZeroesWhereNotWritten) {
   EXPECT_EQ(buf, want);
 }
 
+TEST_P(MemoryBackingTest, WriteBeyondADiscardedTailLeavesTheGapZero) {
+  auto b = NewBacking();
+  ASSERT_OK(b->Write(0, Pattern(4 * kBlock, 1)));
+  ASSERT_OK(b->Discard(kBlock, 3 * kBlock));
+  ASSERT_OK(b->Write(3 * kBlock, Pattern(kBlock, 2)));  // a subzone further on
+  std::vector<uint8_t> buf(2 * kBlock, 0xAA);
+  ASSERT_OK(b->Read(kBlock, buf));
+  EXPECT_EQ(buf, Zeroes(2 * kBlock));
+}
+
+TEST_P(MemoryBackingTest, WriteFarIntoAFreshZoneReadsZeroesBeforeIt) {
+  auto b = NewBacking();
+  ASSERT_OK(b->Write(2 * 64 * KiB + 12 * kBlock, Pattern(kBlock, 3)));
+  std::vector<uint8_t> buf(12 * kBlock, 0xAA);
+  ASSERT_OK(b->Read(2 * 64 * KiB, buf));
+  EXPECT_EQ(buf, Zeroes(12 * kBlock));
+}
+
 TEST_P(MemoryBackingTest, ZonesTakenFromSparesAndReusedKeepTheirData) {
   // More zones written than there are spares, one emptied and written
   // again: each zone reads back exactly what it was given.
