@@ -24,6 +24,11 @@ std::vector<uint8_t> Bytes(uint8_t first, size_t n) {
   return v;
 }
 
+std::vector<uint8_t> Concat(std::vector<uint8_t> a, const std::vector<uint8_t>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 // --- The ring ------------------------------------------------------------------
 
 TEST(SubzoneRingTest, ReadsComeFromTheSubzonesRingArray) {
@@ -207,11 +212,7 @@ TEST_F(SubzoneRingDeviceTest, ResetOfSubzoneDropsWhatTheRingHeld) {
   EXPECT_EQ(ReadBytes(SubStart(0), 2 * kBlock), std::vector<uint8_t>(2 * kBlock, 0));
   ASSERT_OK(WriteAt(SubStart(0), kBlock, 5));
   EXPECT_EQ(ReadBytes(SubStart(0), 2 * kBlock),
-            [] {
-              std::vector<uint8_t> v = Pattern(kBlock, 5);
-              v.resize(2 * kBlock, 0);
-              return v;
-            }());
+            Concat(Pattern(kBlock, 5), std::vector<uint8_t>(kBlock, 0)));
   // Nothing the reset dropped is drained later.
   for (uint32_t sub = 1; sub < 4; ++sub) ASSERT_OK(WriteAt(SubStart(sub), 2 * kBlock, sub));
   EXPECT_EQ(ReadBytes(SubStart(0) + kBlock, kBlock), std::vector<uint8_t>(kBlock, 0));
@@ -236,12 +237,7 @@ TEST_F(SubzoneRingDeviceTest, PowerCutDrainsFlushedRingDataAndLosesTheRest) {
   EXPECT_EQ((*subs)[0].write_pointer, SubStart(0) + 2 * kBlock);
   // Writing resumes at the durable write pointer, through the ring again.
   ASSERT_OK(WriteAt(SubStart(0) + 2 * kBlock, kBlock, 4));
-  EXPECT_EQ(ReadBytes(SubStart(0), 3 * kBlock), [] {
-    std::vector<uint8_t> v = Pattern(2 * kBlock, 1);
-    const std::vector<uint8_t> w = Pattern(kBlock, 4);
-    v.insert(v.end(), w.begin(), w.end());
-    return v;
-  }());
+  EXPECT_EQ(ReadBytes(SubStart(0), 3 * kBlock), Concat(Pattern(2 * kBlock, 1), Pattern(kBlock, 4)));
 }
 
 TEST_F(SubzoneRingDeviceTest, WithoutTheRingNothingIsServedFromIt) {
