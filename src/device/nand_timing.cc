@@ -28,10 +28,13 @@ bool NandTiming::Urgent(const TimedRequest& r) const {
          r.io_class == IoClass::kUserRead;
 }
 
-uint64_t NandTiming::Reserve(Timeline& t, Queue* q, uint64_t earliest, uint64_t duration,
-                             bool urgent) {
+uint64_t NandTiming::Reserve(Timeline& t, Queue* q, uint64_t now, uint64_t earliest,
+                             uint64_t duration, bool urgent) {
   if (!params_.read_scheduler) return t.Reserve(earliest, duration);
-  while (!q->ops.empty() && q->ops.front().second <= earliest) q->ops.pop_front();
+  // Only what ended before the request arrived is history: a request's
+  // later units reserve ahead of `now`, and a query arriving meanwhile
+  // must still find them.
+  while (!q->ops.empty() && q->ops.front().second <= now) q->ops.pop_front();
   uint64_t start;
   if (!urgent) {
     start = t.Reserve(earliest, duration);
@@ -133,12 +136,13 @@ uint64_t NandTiming::ScheduleRead(const TimedRequest& r, uint64_t start) {
     Queue* die_q = params_.read_scheduler ? &die_queues_[die] : nullptr;
     Queue* ch_q = params_.read_scheduler ? &channel_queues_[channel] : nullptr;
     const uint64_t sensed =
-        Reserve(dies_[die], die_q, start, lat.read_ns[type], urgent) + lat.read_ns[type];
+        Reserve(dies_[die], die_q, start, start, lat.read_ns[type], urgent) + lat.read_ns[type];
     const uint64_t xfer = TransferNs(bytes, params_.channel_bytes_per_s);
-    uint64_t t = Reserve(channels_[channel], ch_q, sensed, xfer, urgent) + xfer;
+    uint64_t t = Reserve(channels_[channel], ch_q, start, sensed, xfer, urgent) + xfer;
     if (!r.internal) {
       const uint64_t link = TransferNs(bytes, params_.host_read_bytes_per_s);
-      t = Reserve(host_read_, params_.read_scheduler ? &link_queue_ : nullptr, t, link, urgent) +
+      t = Reserve(host_read_, params_.read_scheduler ? &link_queue_ : nullptr, start, t, link,
+                  urgent) +
           link;
     }
     done = std::max(done, t);
@@ -166,14 +170,14 @@ uint64_t NandTiming::ScheduleWrite(const TimedRequest& r, uint64_t start) {
     const uint32_t channel = die % g.channels;
     const uint64_t xfer = TransferNs(bytes, params_.channel_bytes_per_s);
     t = Reserve(channels_[channel], params_.read_scheduler ? &channel_queues_[channel] : nullptr,
-                t, xfer, false) +
+                start, t, xfer, false) +
         xfer;
     if (in_zone + bytes == unit_end) {
       // The unit is complete: the die programs it once its previous program
       // is done, and only then has the buffer room for this data.
       const uint64_t prog = lat.program_ns[PageTypeFor(r, lat, in_zone)];
-      t = Reserve(dies_[die], params_.read_scheduler ? &die_queues_[die] : nullptr, t, prog,
-                  false);
+      t = Reserve(dies_[die], params_.read_scheduler ? &die_queues_[die] : nullptr, start, t,
+                  prog, false);
     }
     done = std::max(done, t);
     pos += bytes;
@@ -201,7 +205,7 @@ uint64_t NandTiming::ScheduleErase(const TimedRequest& r, uint64_t start) {
     erases_ += blocks;
     const uint32_t die = static_cast<uint32_t>(r.chip);
     return Reserve(dies_[die], params_.read_scheduler ? &die_queues_[die] : nullptr, start,
-                   blocks * lat.erase_ns, false) +
+                   start, blocks * lat.erase_ns, false) +
            blocks * lat.erase_ns;
   }
   const uint32_t used_dies = static_cast<uint32_t>(std::min<uint64_t>(dpz, units));
@@ -211,7 +215,7 @@ uint64_t NandTiming::ScheduleErase(const TimedRequest& r, uint64_t start) {
     const uint64_t blocks = (die_units + units_per_block - 1) / units_per_block;
     const uint32_t die = DieOf(r.zone, uint64_t{i} * g.unit_bytes());
     const uint64_t t = Reserve(dies_[die], params_.read_scheduler ? &die_queues_[die] : nullptr,
-                               start, blocks * lat.erase_ns, false) +
+                               start, start, blocks * lat.erase_ns, false) +
                        blocks * lat.erase_ns;
     done = std::max(done, t);
     erases_ += blocks;

@@ -83,11 +83,13 @@ class NandTiming : public TimingModel {
     std::deque<std::pair<uint64_t, uint64_t>> ops;
     uint64_t query_avail_ns = 0;
   };
-  // Reserves `duration` on `t` from `earliest` on; with the Read
-  // Scheduler, an `urgent` request passes the queued ones, which slip by
-  // its duration (their completions, already given, stay: the model's
-  // error, in their favour). Returns the start.
-  uint64_t Reserve(Timeline& t, Queue* q, uint64_t earliest, uint64_t duration, bool urgent);
+  // Reserves `duration` on `t` from `earliest` on for a request that
+  // arrived at the device at `now`; with the Read Scheduler, an `urgent`
+  // request passes the queued ones, which slip by its duration (their
+  // completions, already given, stay: the model's error, in their
+  // favour). Returns the start.
+  uint64_t Reserve(Timeline& t, Queue* q, uint64_t now, uint64_t earliest, uint64_t duration,
+                   bool urgent);
   bool Urgent(const TimedRequest& r) const;
 
   NandParams params_;

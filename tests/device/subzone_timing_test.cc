@@ -161,7 +161,7 @@ TEST_F(SubzoneTimingTest, CompactionReadPrereadsTheNextBytesOfOtherCompactedSubz
   DeviceStats s = dev_->Stats();
   EXPECT_EQ(s.prefetch_reads, 1u);
   EXPECT_EQ(s.prefetch_read_bytes, 4 * kUnit);
-  EXPECT_EQ(Busy("die1"), 5 * kRead);
+  EXPECT_EQ(Busy("die1"), 8 * kProg + 5 * kRead);  // its programs, one read, four prereads
   clock_->Advance(10 * kRead);
   // Subzone 1's next four units come from the buffer: the link only.
   for (int i = 1; i <= 4; ++i) {
