@@ -112,10 +112,28 @@ absl::StatusOr<ZoneStackConfig> ParseJsonObject(const json& doc, const std::stri
         if (!s.ok()) return s.status();
         config.rocksdb_options[name] = *s;
       }
+    } else if (key == "gc") {
+      if (!value.is_object()) return Bad(source, "\"gc\" must be an object");
+      for (const auto& [name, v] : value.items()) {
+        if (name == "threshold") {
+          if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1) {
+            return Bad(source, "\"gc\": \"threshold\" must be a number in [0, 1]");
+          }
+          config.gc_threshold = v.get<double>();
+        } else if (name == "victims") {
+          if (!v.is_string() || (v != "greedy" && v != "cost-benefit")) {
+            return Bad(source, "\"gc\": \"victims\" must be \"greedy\" or \"cost-benefit\"");
+          }
+          config.gc_cost_benefit = v == "cost-benefit";
+        } else {
+          return Bad(source, absl::StrCat("\"gc\": unknown key \"", name,
+                                          "\"; keys: threshold, victims"));
+        }
+      }
     } else {
       return Bad(source, absl::StrCat("unknown key \"", key,
                                       "\"; keys: devices, placement, scheme, "
-                                      "block_cache_bytes, format, flush, rocksdb"));
+                                      "block_cache_bytes, format, flush, rocksdb, gc"));
     }
   }
   if (auto s = CheckDevices(config.devices, source); !s.ok()) return s;
@@ -186,6 +204,10 @@ std::string VolumeKey(const ZoneStackConfig& config) {
   return absl::StrJoin(config.devices, ";");
 }
 
-std::string PlacementKey(const ZoneStackConfig& config) { return config.scheme.Key(); }
+std::string PlacementKey(const ZoneStackConfig& config) {
+  if (!config.gc_threshold) return config.scheme.Key();
+  return absl::StrCat(config.scheme.Key(), " gc {threshold=", *config.gc_threshold,
+                      ", victims=", config.gc_cost_benefit ? "cost-benefit" : "greedy", "}");
+}
 
 }  // namespace zonestack::rocks

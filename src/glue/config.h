@@ -40,6 +40,13 @@ struct ZoneStackConfig {
   // "none" (Flush does nothing, as in ZenFS; for comparisons).
   bool flush_to_devices = true;
   std::map<std::string, std::string> rocksdb_options;  // name -> value, for OpenDb
+  // zfs's GC ("gc": {"threshold": 0.2, "victims": "greedy"}): background GC
+  // once a device's empty zones fall to `threshold` of its data zones
+  // (MountOptions::gc_free_zone_threshold), victims greedy or
+  // cost-benefit. Unset: hinted schemes run no background GC, others at
+  // zfs's default. A scheme that allows no GC (geardb) ignores it.
+  std::optional<double> gc_threshold;
+  bool gc_cost_benefit = false;
 };
 
 // Parses a ZoneStack URI; the "zonestack://" scheme is optional.
@@ -59,7 +66,9 @@ absl::StatusOr<ZoneStackConfig> ParseUri(const std::string& uri);
 //    "block_cache_bytes": 8388608,                    optional, > 0
 //    "format": "if-needed" | "always" | "never",      default "if-needed"
 //    "flush": "devices" | "none",                     default "devices"
-//    "rocksdb": {"write_buffer_size": "4194304", ...}}  strings, numbers, bools
+//    "rocksdb": {"write_buffer_size": "4194304", ...},  strings, numbers, bools
+//    "gc": {"threshold": 0.2, "victims": "greedy" | "cost-benefit"}}
+//                                                      threshold in [0, 1]
 // SCHEME is a registered scheme (policy::SchemeNames(); `zsctl schemes`
 // lists them with their options), which parses its own options. "placement"
 // and "scheme" may both be given only if they name the same scheme with

@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "glue/attach_hints.h"
 #include "glue/config.h"
+#include "glue/gear_driver.h"
+#include "rocksdb/comparator.h"
 #include "rocksdb/convenience.h"
 #include "rocksdb/env.h"
 #include "glue/hint_listener.h"
@@ -37,11 +39,25 @@ struct DbHolder {
 
 // Base classes are destroyed in reverse order, so StackableDB (which
 // deletes the DB, closing it) goes before the Env the DB runs on.
+// The gear driver, a member, stops before StackableDB closes the DB.
 class OwningDb : private DbHolder, public rocksdb::StackableDB {
  public:
-  OwningDb(rocksdb::DB* db, DbHolder holder)
-      : DbHolder(std::move(holder)), rocksdb::StackableDB(db) {}
+  OwningDb(rocksdb::DB* db, DbHolder holder, std::unique_ptr<GearDriver> driver)
+      : DbHolder(std::move(holder)), rocksdb::StackableDB(db), driver_(std::move(driver)) {
+    DbHolder::parts.gear_driver = driver_.get();
+    if (driver_) driver_->Start(db);
+  }
+  ~OwningDb() override {
+    if (driver_) driver_->Stop();
+  }
+  rocksdb::Status Close() override {
+    if (driver_) driver_->Stop();
+    return rocksdb::StackableDB::Close();
+  }
   const DbParts& parts() const { return DbHolder::parts; }
+
+ private:
+  std::unique_ptr<GearDriver> driver_;
 };
 
 std::string TrimSlashes(std::string path) {
@@ -147,6 +163,18 @@ absl::StatusOr<std::unique_ptr<rocksdb::DB>> OpenDb(const std::string& config_pa
   }
   holder.parts.cache = hints->cache;
   holder.parts.listener = hints->listener;
+  // GearDB (docs/geardb.md): the driver picks every compaction.
+  std::unique_ptr<GearDriver> driver;
+  if (auto gear = holder.parts.scheme ? holder.parts.scheme->gear() : std::nullopt) {
+    if (options.comparator != rocksdb::BytewiseComparator()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          uri, ": scheme '", holder.parts.scheme->name(),
+          "' compares keys bytewise and needs RocksDB's default comparator"));
+    }
+    driver = std::make_unique<GearDriver>(*volume, *gear);
+    options.listeners.push_back(driver->listener());
+    options.disable_auto_compactions = true;
+  }
 
   rocksdb::DB* db = nullptr;
   if (auto s = rocksdb::DB::Open(options, db_path, &db); !s.ok()) {
@@ -155,7 +183,7 @@ absl::StatusOr<std::unique_ptr<rocksdb::DB>> OpenDb(const std::string& config_pa
                                                     uri, ": ", status.message()));
   }
   HintListener* listener = holder.parts.listener.get();
-  auto owning = std::make_unique<OwningDb>(db, std::move(holder));
+  auto owning = std::make_unique<OwningDb>(db, std::move(holder), std::move(driver));
   // The view may lag: a new mount, levels changed while no listener ran
   // (a DB opened by other means), jobs lost in a crash.
   if (listener != nullptr) {

@@ -15,6 +15,7 @@
 
 namespace zonestack::rocks {
 
+class GearDriver;
 class HintListener;
 class SsdSecondaryCache;
 
@@ -36,6 +37,9 @@ class SsdSecondaryCache;
 //    "block_cache_bytes", else that of the caller's block cache;
 //  - for a scheme placing by temperature ("tiered"), last_level_temperature
 //    = kCold unless the caller or the config set a temperature.
+//  - for "geardb", automatic compactions are off and a GearDriver picks
+//    every compaction until the DB is closed (docs/geardb.md); the
+//    comparator must be RocksDB's bytewise one (InvalidArgument otherwise).
 // Without a hinted scheme, "block_cache_bytes" alone replaces the block cache
 // with an LRU cache of that size. Only one DB at a time may use a
 // volume's scheme (ClaimScheme).
@@ -57,6 +61,7 @@ struct DbParts {
   std::shared_ptr<policy::Scheme> scheme;     // null without a scheme
   std::shared_ptr<SsdSecondaryCache> cache;   // null unless the scheme caches
   std::shared_ptr<HintListener> listener;     // null without a scheme
+  GearDriver* gear_driver = nullptr;          // the geardb scheme's (docs/geardb.md)
 };
 
 // The parts of a DB OpenDb returned; nullopt for any other DB. Valid while

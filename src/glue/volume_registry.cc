@@ -125,6 +125,10 @@ absl::StatusOr<std::shared_ptr<zfs::Volume>> MountLocked(Registry& r, const Zone
     // no space.
     options.gc_free_zone_threshold = -1;
   }
+  if (config.gc_threshold) {  // the config's GC (baselines such as GearDB's Ldb-Greedy)
+    options.gc_free_zone_threshold = *config.gc_threshold;
+    options.gc_cost_benefit = config.gc_cost_benefit;
+  }
   auto volume = FormatAndMount(config, devices, options);
   if (!volume.ok()) return WithContext(volume.status(), key);
   std::shared_ptr<zfs::Volume> shared(std::move(*volume));

@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
+#include "policy/gear_compaction.h"
 #include "policy/lsm_view.h"
 #include "policy/ssd_cache_index.h"
 #include "zfs/placement.h"
@@ -52,6 +54,14 @@ class Scheme : public PlacementPolicy {
   // raises and lowers of m, HHZS's migrations by kind), so an experiment
   // can tell which rules its result rests on. Thread-safe.
   virtual std::map<std::string, int64_t> counters() const { return {}; }
+  // Non-null when the scheme needs GearDB's compaction driver (GearDB
+  // 3.2-3.3, docs/geardb.md): the glue then runs the driver with these
+  // options and reports what it did into the counters.
+  struct GearSetup {
+    GearOptions options;
+    GearCounters* counters = nullptr;
+  };
+  virtual std::optional<GearSetup> gear() { return std::nullopt; }
 
  protected:
   explicit Scheme(const SchemeEnv& env) : view_(env.now_us) {}

@@ -14,6 +14,7 @@ using device::IoClass;
 }  // namespace
 
 bool VolumeImpl::BelowGcThreshold(uint32_t device) const {
+  if (!options_.placement->allows_gc()) return false;
   const Member& m = members_[device];
   // Empty zones kept for the WAL/cache pool are not free for general data.
   const uint32_t reserve = PoolReserve(device, DeviceViews());

@@ -3,6 +3,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "zfs/volume_impl.h"
 
 namespace zonestack::zfs {
@@ -42,10 +43,23 @@ void Mover::Stop() {
 
 absl::StatusOr<GcStats> Mover::CollectGarbage(bool force) {
   if (auto s = vol_.CheckWritable(); !s.ok()) return s;
+  if (!vol_.placement().allows_gc()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("placement '", vol_.placement().name(), "' allows no GC"));
+  }
   absl::MutexLock gc(&gc_mu_);
+  const uint64_t start = vol_.clock().NowNs();
   GcStats stats;
   for (uint32_t d = 0; d < vol_.members().size(); ++d) vol_.CollectDevice(d, force, &stats);
+  ++gc_runs_;
+  gc_zones_ += stats.zones_reclaimed;
+  gc_bytes_ += stats.bytes_relocated;
+  gc_busy_ns_ += vol_.clock().NowNs() - start;
   return stats;
+}
+
+GcTotals Mover::gc_totals() const {
+  return {gc_runs_.load(), gc_zones_.load(), gc_bytes_.load(), gc_busy_ns_.load()};
 }
 
 absl::Status Mover::Migrate(const std::string& path, uint32_t device, double bytes_per_sec) {

@@ -42,7 +42,9 @@ class Mover {
 
   // One GC run over every device below its free-zone threshold (every
   // device when `force`); runs are serialized.
+  // FailedPrecondition, running nothing, when the policy allows no GC.
   absl::StatusOr<GcStats> CollectGarbage(bool force);
+  GcTotals gc_totals() const;
   // Moves `path`'s data to `device` at most `bytes_per_sec` (0 = no
   // limit), counted in stats(); moves are serialized, GC runs beside them.
   absl::Status Migrate(const std::string& path, uint32_t device, double bytes_per_sec);
@@ -86,6 +88,7 @@ class Mover {
   bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;
   std::atomic<uint64_t> migrated_files_{0}, migrated_bytes_{0}, migration_failures_{0};
   std::atomic<uint64_t> migrations_aborted_{0}, migrations_without_room_{0};
+  std::atomic<uint64_t> gc_runs_{0}, gc_zones_{0}, gc_bytes_{0}, gc_busy_ns_{0};
 };
 
 }  // namespace zonestack::zfs

@@ -142,6 +142,13 @@ class PlacementPolicy {
   // Bytes per second migration may copy; 0 = no migration thread.
   virtual double MigrationRate() const { return 0; }
 
+  // Whether zfs may collect garbage (copy live extents out of partly dead
+  // zones) on the volume, in the background or before reporting no space.
+  // A policy whose layout frees zones whole (GearDB 3.2) says no: a write
+  // that finds no room then fails at once, and GC never hides a layout
+  // that stopped freeing zones.
+  virtual bool allows_gc() const { return true; }
+
   // Cell migration (ZnH2 3.3.1). zfs asks every CellMigrationPeriodNs()
   // (0: never) for the next one, without its lock, from its own thread.
   virtual uint64_t CellMigrationPeriodNs() const { return 0; }

@@ -154,6 +154,14 @@ struct GcStats {
   uint64_t bytes_relocated = 0;
 };
 
+// Every GC run since mount, background and on demand (Mover counts them).
+struct GcTotals {
+  uint64_t runs = 0;             // runs that looked for victims
+  uint64_t zones_reclaimed = 0;
+  uint64_t bytes_relocated = 0;
+  uint64_t busy_ns = 0;          // time spent in runs, on the volume's clock
+};
+
 // What Volume::Repair found wrong and what it did about it.
 struct RepairReport {
   std::vector<std::string> problems;
@@ -259,7 +267,9 @@ class Volume {
   absl::Status Relocate(const std::string& path, uint32_t device);
   // Runs GC on every device below the free-zone threshold (or on all when
   // `force`), and returns what it did.
+  // FailedPrecondition when the policy allows no GC (allows_gc()).
   absl::StatusOr<GcStats> CollectGarbage(bool force = false);
+  GcTotals gc_totals() const;
   // Relocate, copying at most `bytes_per_sec` (0 = unlimited) in chunks of
   // at most 2 MiB; the copy counts as migration I/O and respects the GC and
   // pool reserves of `device`. Aborted when the file is deleted or changes

@@ -415,7 +415,9 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
       (void)reclaim_one();
       continue;
     }
-    if (tried_gc || purpose != Purpose::kWrite) return status;
+    if (tried_gc || purpose != Purpose::kWrite || !options_.placement->allows_gc()) {
+      return status;
+    }
     // Full: reclaim dead space synchronously once, then try again.
     tried_gc = true;
     auto gc = mover_.CollectGarbage(/*force=*/true);

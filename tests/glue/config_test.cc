@@ -91,6 +91,29 @@ TEST(ConfigTest, JsonErrorsNameTheProblem) {
   ExpectError(R"({"devices": ["emu:zn540"], "format": "sometimes"})", "if-needed");
   ExpectError(R"({"devices": ["emu:zn540"], "rocksdb": {"x": [1]}})", "'x'");
   ExpectError(R"({"devices": ["emu:zn540"], "device": []})", "unknown key \"device\"");
+  ExpectError(R"({"devices": ["emu:zn540"], "gc": 0.2})", "\"gc\" must be an object");
+  ExpectError(R"({"devices": ["emu:zn540"], "gc": {"threshold": 1.5}})", "in [0, 1]");
+  ExpectError(R"({"devices": ["emu:zn540"], "gc": {"victims": "oldest"}})", "cost-benefit");
+  ExpectError(R"({"devices": ["emu:zn540"], "gc": {"period": 1}})", "unknown key \"period\"");
+}
+
+// GearDB's baselines (docs/geardb.md): the log layout with zfs's GC.
+TEST(ConfigTest, GcSetsTheThresholdAndVictimsAndTellsPlacementsApart) {
+  auto c = ParseConfigJson(
+      R"({"devices": ["emu:zn540"], "scheme": "log",
+          "gc": {"threshold": 0.2, "victims": "cost-benefit"}})", "t");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->gc_threshold, 0.2);
+  EXPECT_TRUE(c->gc_cost_benefit);
+  auto greedy = ParseConfigJson(
+      R"({"devices": ["emu:zn540"], "scheme": "log", "gc": {"threshold": 0.2}})", "t");
+  ASSERT_TRUE(greedy.ok()) << greedy.status();
+  EXPECT_FALSE(greedy->gc_cost_benefit);
+  auto none = ParseConfigJson(R"({"devices": ["emu:zn540"], "scheme": "log"})", "t");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->gc_threshold);
+  EXPECT_NE(PlacementKey(*c), PlacementKey(*greedy));
+  EXPECT_NE(PlacementKey(*greedy), PlacementKey(*none));
 }
 
 TEST(ConfigTest, SchemeObjectSetsSchemeOptions) {

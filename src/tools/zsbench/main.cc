@@ -17,6 +17,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "glue/gear_driver.h"
 #include "glue/open_db.h"
 #include "glue/ssd_secondary_cache.h"
 #include "rocksdb/statistics.h"
@@ -183,6 +184,17 @@ nlohmann::json CellMigrationState(const zs::zfs::Volume* volume) {
           {"aborted", c.aborted}};
 }
 
+// zfs's GC since mount, whatever the scheme (GearDB's baselines collect,
+// geardb never does).
+nlohmann::json GcState(const zs::zfs::Volume* volume) {
+  if (!volume) return nullptr;
+  const zs::zfs::GcTotals g = volume->gc_totals();
+  return {{"runs", g.runs},
+          {"zones_reclaimed", g.zones_reclaimed},
+          {"bytes_relocated", g.bytes_relocated},
+          {"seconds", static_cast<double>(g.busy_ns) / 1e9}};
+}
+
 nlohmann::json SchemeState(const rocksdb::DB& db) {
   auto parts = zs::rocks::PartsOf(db);
   if (!parts || !parts->scheme) return nullptr;
@@ -242,6 +254,10 @@ PhaseResult SettleCompactions(rocksdb::DB* db) {
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  // GearDB's driver picks the compactions (RocksDB's own are off).
+  if (auto parts = zs::rocks::PartsOf(*db); parts && parts->gear_driver) {
+    (void)parts->gear_driver->RunUntilIdle();
+  }
   while (elapsed() < 600) {
     uint64_t pending = 0, running = 0, flushes = 0;
     db->GetIntProperty("rocksdb.compaction-pending", &pending);
@@ -293,6 +309,7 @@ absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::strin
       PhaseResult settled = SettleCompactions(db.get());
       if (!posix) settled.scheme = SchemeState(*db);
       settled.cell_migration = CellMigrationState(vol.get());
+      settled.gc = GcState(vol.get());
       result.phases.push_back(std::move(settled));
       continue;
     }
@@ -300,6 +317,7 @@ absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::strin
     if (!r.ok()) return r.status();
     if (!posix) r->scheme = SchemeState(*db);
     r->cell_migration = CellMigrationState(vol.get());
+    r->gc = GcState(vol.get());
     result.phases.push_back(std::move(*r));
   }
   db.reset();

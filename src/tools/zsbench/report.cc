@@ -123,6 +123,7 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
   j["rocksdb"] = p.rocksdb_tickers;
   j["scheme"] = p.scheme;
   if (!p.cell_migration.is_null()) j["cell_migration"] = p.cell_migration;
+  if (!p.gc.is_null()) j["gc"] = p.gc;
   return j;
 }
 

@@ -68,6 +68,8 @@ struct PhaseResult {
   // The volume's cell migrations since mount (ZnH2; zfs's
   // CellMigrationStats), whatever its scheme; null for posix.
   nlohmann::json cell_migration;
+  // The volume's GC runs since mount (zfs's GcTotals); null for posix.
+  nlohmann::json gc;
 
   double ops_per_second() const { return seconds > 0 ? ops / seconds : 0; }
   // Device bytes written over user bytes written; 0 without devices.

@@ -1,0 +1,247 @@
+#include "glue/gear_driver.h"
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "glue/status_map.h"
+#include "policy/lsm_view.h"
+#include "rocksdb/comparator.h"
+#include "rocksdb/metadata.h"
+#include "rocksdb/options.h"
+
+namespace zonestack::rocks {
+namespace {
+
+// The thread looks for work this often without a wake (a compaction that
+// failed with Aborted, or levels grown by a flush it was not told of).
+constexpr absl::Duration kPollPeriod = absl::Milliseconds(100);
+
+class WakeListener : public rocksdb::EventListener {
+ public:
+  explicit WakeListener(GearDriver* driver) : driver_(driver) {}
+  const char* Name() const override { return "ZoneStackGearWake"; }
+  void OnFlushCompleted(rocksdb::DB*, const rocksdb::FlushJobInfo&) override { driver_->Wake(); }
+
+ private:
+  GearDriver* const driver_;
+};
+
+}  // namespace
+
+GearDriver::GearDriver(std::shared_ptr<zfs::Volume> volume, policy::Scheme::GearSetup setup)
+    : volume_(std::move(volume)),
+      options_(setup.options),
+      counters_(setup.counters),
+      windows_(setup.options) {}
+
+GearDriver::~GearDriver() { Stop(); }
+
+std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
+  return std::make_shared<WakeListener>(this);
+}
+
+void GearDriver::Start(rocksdb::DB* db) {
+  db_ = db;
+  const rocksdb::Options o = db->GetOptions();
+  limits_ = policy::GearLimits{
+      .l0_trigger = static_cast<uint32_t>(std::max(1, o.level0_file_num_compaction_trigger)),
+      .base_bytes = o.max_bytes_for_level_base,
+      .multiplier = o.max_bytes_for_level_multiplier,
+      .num_levels = o.num_levels};
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void GearDriver::Wake() {
+  absl::MutexLock l(&wake_mu_);
+  wake_ = true;
+}
+
+absl::Status GearDriver::last_error() const {
+  absl::MutexLock l(&wake_mu_);
+  return last_error_;
+}
+
+void GearDriver::Stop() {
+  {
+    absl::MutexLock l(&wake_mu_);
+    stop_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void GearDriver::Loop() {
+  while (true) {
+    {
+      absl::MutexLock l(&wake_mu_);
+      auto woken = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return wake_ || stop_; };
+      wake_mu_.AwaitWithTimeout(absl::Condition(&woken), kPollPeriod);
+      if (stop_) return;
+      wake_ = false;
+    }
+    absl::Status s = RunUntilIdle();
+    absl::MutexLock l(&wake_mu_);
+    if (!s.ok()) last_error_ = s;
+    // A background error makes the DB read-only: no step can succeed.
+    if (!s.ok() && !absl::IsAborted(s)) {
+      std::string why;
+      if (db_->GetProperty("rocksdb.background-errors", &why) && why != "0") return;
+    }
+  }
+}
+
+GearDriver::Snapshot GearDriver::Take() {
+  Snapshot snap;
+  rocksdb::ColumnFamilyMetaData meta;
+  db_->GetColumnFamilyMetaData(&meta);
+  std::set<uint64_t> live;
+  for (const rocksdb::LevelMetaData& level : meta.levels) {
+    std::vector<policy::GearSst> ssts;
+    for (const rocksdb::SstFileMetaData& f : level.files) {
+      ssts.push_back({.number = f.file_number,
+                      .size = f.size,
+                      .smallest = f.smallestkey,
+                      .largest = f.largestkey,
+                      .being_compacted = f.being_compacted});
+      snap.paths[f.file_number] = absl::StrCat(f.directory, "/", f.relative_filename);
+      live.insert(f.file_number);
+    }
+    // L0 comes newest first; the plan wants every level in key order.
+    if (level.level > 0) {
+      std::sort(ssts.begin(), ssts.end(),
+                [](const policy::GearSst& a, const policy::GearSst& b) {
+                  return a.smallest < b.smallest;
+                });
+    }
+    snap.levels.push_back(std::move(ssts));
+  }
+  // Which zone of which level holds which live SST.
+  std::map<std::pair<uint32_t, uint32_t>, std::set<uint64_t>> in_zone;
+  for (const zfs::FileInfo& f : volume_->Files()) {
+    if (f.hint.kind != zfs::FileKind::kSst) continue;
+    for (const std::string& name : f.names) {
+      const int64_t number = policy::SstNumber(name);
+      if (number < 0 || !live.contains(static_cast<uint64_t>(number))) continue;
+      for (const zfs::ExtentInfo& x : f.extents) {
+        in_zone[{x.device, x.zone}].insert(static_cast<uint64_t>(number));
+      }
+    }
+  }
+  std::vector<policy::GearZone> zones;
+  for (const zfs::ZoneReport& z : volume_->Zones()) {
+    if (z.role != zfs::ZoneRole::kData) continue;
+    const int level = policy::GearLevelOfGroup(z.group);
+    auto it = in_zone.find({z.device, z.zone.index});
+    if (level < 0 || it == in_zone.end()) continue;
+    zones.push_back({.device = z.device,
+                     .zone = z.zone.index,
+                     .level = level,
+                     .written_bytes = z.written_bytes,
+                     .ssts = {it->second.begin(), it->second.end()}});
+  }
+  windows_.Update(zones);
+  counters_->Set("zones_released", static_cast<int64_t>(windows_.zones_released()));
+  counters_->Set("windows_released", static_cast<int64_t>(windows_.windows_released()));
+  counters_->Set("windows_formed", static_cast<int64_t>(windows_.windows_formed()));
+  return snap;
+}
+
+absl::Status GearDriver::Run(const policy::GearStep& step, const Snapshot& snap,
+                             std::vector<uint64_t>* outputs) {
+  std::vector<std::string> inputs;
+  for (uint64_t n : step.inputs) inputs.push_back(snap.paths.at(n));
+  const rocksdb::Options o = db_->GetOptions();
+  rocksdb::CompactionOptions copt;
+  copt.compression = rocksdb::kDisableCompressionOption;  // the column family's
+  copt.output_file_size_limit = o.target_file_size_base;
+  copt.max_subcompactions = 1;
+  std::vector<std::string> names;
+  rocksdb::CompactionJobInfo info;
+  const auto start = std::chrono::steady_clock::now();
+  const rocksdb::Status s = db_->CompactFiles(copt, inputs, step.output_level,
+                                              /*output_path_id=*/-1, &names, &info);
+  const auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  if (!s.ok()) {
+    counters_->Add("failed_steps", 1);
+    return absl::Status(ToAbslStatus(s).code(),
+                        absl::StrCat("gear compaction (", policy::GearStepName(step.kind), " L",
+                                     step.input_level, " -> L", step.output_level, "): ",
+                                     s.ToString()));
+  }
+  const std::string kind = policy::GearStepName(step.kind);
+  counters_->Add(absl::StrCat("steps.", kind), 1);
+  counters_->Add("compaction_us", us);
+  counters_->Add("compaction_input_bytes", static_cast<int64_t>(info.stats.total_input_bytes));
+  counters_->Add("compaction_output_bytes",
+                 static_cast<int64_t>(info.stats.total_output_bytes));
+  if (step.kind == policy::GearStep::Kind::kOutOfWindow) {
+    counters_->Add("out_of_window_bytes", static_cast<int64_t>(step.out_of_window_bytes));
+  }
+  if (step.kind == policy::GearStep::Kind::kPassive) {
+    // Bytes written a second time because RocksDB cannot split one
+    // compaction's output over two levels (docs/geardb.md).
+    uint64_t again = 0;
+    for (uint64_t n : step.inputs) {
+      for (const auto& level : snap.levels) {
+        for (const auto& sst : level) again += sst.number == n ? sst.size : 0;
+      }
+    }
+    counters_->Add("cascaded_bytes", static_cast<int64_t>(again));
+  }
+  outputs->clear();
+  for (const std::string& name : names) {
+    const int64_t n = policy::SstNumber(name);
+    if (n >= 0) outputs->push_back(static_cast<uint64_t>(n));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GearDriver::RunUntilIdle() {
+  absl::MutexLock l(&step_mu_);
+  if (db_ == nullptr) return absl::FailedPreconditionError("the gear driver has not started");
+  while (true) {
+    {
+      absl::MutexLock w(&wake_mu_);
+      if (stop_) return absl::OkStatus();
+    }
+    Snapshot snap = Take();
+    std::optional<policy::GearStep> step = policy::PlanStep(snap.levels, windows_, limits_,
+                                                            options_);
+    if (!step) return absl::OkStatus();
+    std::vector<uint64_t> outputs;
+    if (auto s = Run(*step, snap, &outputs); !s.ok()) return s;
+    // Gear compaction (3.3): the new data goes on down while it overlaps
+    // the next level's window, one level at a time; one passive step at a
+    // time, each planned on a fresh snapshot.
+    int level = step->output_level;
+    std::vector<uint64_t> next;
+    while (true) {
+      if (outputs.empty()) {
+        if (next.empty()) break;
+        outputs = std::move(next);
+        next.clear();
+        ++level;
+        continue;
+      }
+      snap = Take();
+      const std::vector<policy::GearStep> passive =
+          policy::PlanCascade(snap.levels, level, outputs, windows_, limits_, options_);
+      if (passive.empty()) {  // the rest stays at this level
+        outputs.clear();
+        continue;
+      }
+      std::vector<uint64_t> out;
+      if (auto s = Run(passive[0], snap, &out); !s.ok()) return s;
+      next.insert(next.end(), out.begin(), out.end());
+      const std::set<uint64_t> done(passive[0].inputs.begin(), passive[0].inputs.end());
+      std::erase_if(outputs, [&](uint64_t n) { return done.contains(n); });
+    }
+  }
+}
+
+}  // namespace zonestack::rocks

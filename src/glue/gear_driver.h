@@ -1,0 +1,88 @@
+// GearDriver: GearDB's gear compaction (FAST 2019, 3.2-3.3) carried out on
+// unmodified RocksDB. With the column family's automatic compactions off,
+// it takes a snapshot of RocksDB's levels (GetColumnFamilyMetaData) and of
+// zfs's zones (which level's zone holds which SST), asks the plan
+// (policy/gear_compaction.h) for the next step, and runs it with
+// DB::CompactFiles, one at a time on its own thread: an active compaction
+// of L0, a window compaction of the lowest level over its limit, then the
+// passive compactions of its outputs down the levels. docs/geardb.md has
+// the mapping and what differs from the paper.
+//
+// Thread-safety: Wake, RunUntilIdle, last_error and Stop may be called from
+// any thread; steps are serialized.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "policy/gear_compaction.h"
+#include "policy/scheme.h"
+#include "rocksdb/db.h"
+#include "rocksdb/listener.h"
+#include "zfs/volume.h"
+
+namespace zonestack::rocks {
+
+class GearDriver {
+ public:
+  // `volume` holds the DB; `setup` is the scheme's (Scheme::gear()), whose
+  // counters get what the driver does. Nothing runs before Start.
+  GearDriver(std::shared_ptr<zfs::Volume> volume, policy::Scheme::GearSetup setup);
+  ~GearDriver();
+  GearDriver(const GearDriver&) = delete;
+  GearDriver& operator=(const GearDriver&) = delete;
+
+  // A listener to add to the DB's options before it opens: it wakes the
+  // driver when a flush completes.
+  std::shared_ptr<rocksdb::EventListener> listener();
+
+  // Starts the thread on `db`'s default column family, whose options must
+  // have disable_auto_compactions and the bytewise comparator. `db` must
+  // stay open until Stop returns.
+  void Start(rocksdb::DB* db);
+  // Wakes the thread: a step may be due.
+  void Wake() ABSL_LOCKS_EXCLUDED(wake_mu_);
+  // Runs steps until the plan has none (or one fails); returns the first
+  // error. For tests and tools that want the tree settled; the thread does
+  // the same on every wake.
+  absl::Status RunUntilIdle() ABSL_LOCKS_EXCLUDED(step_mu_);
+  // The last error of a step the thread ran (OK if none): a step that
+  // fails is retried on the next wake, except for a RocksDB background
+  // error, which stops the driver (the DB is read-only then).
+  absl::Status last_error() const ABSL_LOCKS_EXCLUDED(wake_mu_);
+  // Stops and joins the thread, after the step it is running. Idempotent.
+  void Stop() ABSL_LOCKS_EXCLUDED(wake_mu_);
+
+ private:
+  struct Snapshot {
+    policy::GearLevels levels;
+    std::map<uint64_t, std::string> paths;  // SST number -> path for CompactFiles
+  };
+  Snapshot Take() ABSL_EXCLUSIVE_LOCKS_REQUIRED(step_mu_);
+  // Runs one step; its outputs (SST numbers) in `outputs`.
+  absl::Status Run(const policy::GearStep& step, const Snapshot& snap,
+                   std::vector<uint64_t>* outputs) ABSL_EXCLUSIVE_LOCKS_REQUIRED(step_mu_);
+  void Loop();
+
+  const std::shared_ptr<zfs::Volume> volume_;
+  const policy::GearOptions options_;
+  policy::GearCounters* const counters_;
+  rocksdb::DB* db_ = nullptr;
+  policy::GearLimits limits_;
+
+  absl::Mutex step_mu_;
+  policy::GearWindows windows_ ABSL_GUARDED_BY(step_mu_);
+
+  mutable absl::Mutex wake_mu_;
+  bool wake_ ABSL_GUARDED_BY(wake_mu_) = false;
+  bool stop_ ABSL_GUARDED_BY(wake_mu_) = false;
+  absl::Status last_error_ ABSL_GUARDED_BY(wake_mu_);
+  std::thread thread_;
+};
+
+}  // namespace zonestack::rocks

@@ -1,0 +1,104 @@
+// GearDB (Yao et al., FAST 2019) on HM-SMR: the per-level zone layout of
+// section 3.1 (a zone holds SSTs of one level only), no GC ever, and the
+// options of its compaction windows and gear compaction (3.2-3.3), which
+// the glue's driver carries out (policy/gear_compaction.h,
+// glue/gear_driver.h). docs/geardb.md has the mapping onto RocksDB.
+#include "policy/scheme_registry.h"
+
+namespace zonestack::policy {
+namespace {
+
+const OptionTable<GearOptions>& GearTable() {
+  static const auto* t =
+      &(new OptionTable<GearOptions>)
+           ->Integer("k", &GearOptions::k, 1, 64,
+                     "a level's compaction window is 1/k of its zones (GearDB 3.2)")
+           .Integer("whole_window_levels", &GearOptions::whole_window_levels, 0, 16,
+                    "levels above this one have the whole level as their window");
+  return *t;
+}
+
+class GearDbScheme : public Scheme {
+ public:
+  GearDbScheme(std::string name, GearOptions o, const SchemeEnv& env)
+      : Scheme(env), name_(std::move(name)), options_(o) {}
+  std::string name() const override { return name_; }
+  std::string without_hints() const override {
+    return "every SST goes to L0's zones and no gear compaction runs";
+  }
+  // Zones are freed whole, by compactions (3.2); GC would hide a layout
+  // that stopped freeing them.
+  bool allows_gc() const override { return false; }
+
+  PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& devices) override {
+    PlacementDecision d;
+    for (uint32_t i = 0; i < devices.size(); ++i) d.devices.push_back(i);
+    if (f.kind == FileKind::kWal) {
+      d.group = kGearWalGroup;
+    } else if (f.kind != FileKind::kSst) {
+      d.group = kGearOtherGroup;
+    } else {
+      d.group = kGearFirstLevelGroup + static_cast<uint32_t>(f.level < 0 ? 0 : f.level);
+    }
+    return d;
+  }
+
+  std::optional<GearSetup> gear() override { return GearSetup{options_, &counters_}; }
+  std::map<std::string, int64_t> counters() const override { return counters_.Snapshot(); }
+
+ private:
+  const std::string name_;
+  const GearOptions options_;
+  GearCounters counters_;
+};
+
+// GearDB's baselines' layout (2.3, Figure 2): the conventional log, where
+// SSTs of every level are appended to the same zones; the WAL and the
+// MANIFEST apart, as GearDB keeps them off the SMR drive. With zfs's GC
+// (the config's "gc") it is Ldb-Greedy or Ldb-CB, and with RocksDB's
+// round-robin compaction LLC (docs/geardb.md, "Baselines").
+class LogScheme : public Scheme {
+ public:
+  LogScheme(std::string name, const SchemeEnv& env) : Scheme(env), name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  bool hinted() const override { return false; }
+  PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& devices) override {
+    PlacementDecision d;
+    for (uint32_t i = 0; i < devices.size(); ++i) d.devices.push_back(i);
+    d.group = f.kind == FileKind::kWal   ? kGearWalGroup
+              : f.kind == FileKind::kSst ? kGearFirstLevelGroup
+                                         : kGearOtherGroup;
+    return d;
+  }
+
+ private:
+  const std::string name_;
+};
+
+struct NoOptions {};
+const OptionTable<NoOptions>& NoOptionTable() {
+  static const auto* table = new OptionTable<NoOptions>;
+  return *table;
+}
+
+}  // namespace
+
+ZONESTACK_SCHEMES(geardb) {
+  registry.Add(SchemeSpecFor<GearOptions>(
+      "geardb",
+      "GearDB on HM-SMR: zones of one LSM level each, compaction windows of 1/k of a level's "
+      "zones, gear compaction by the glue's driver, no GC (GearDB 3.1-3.3)",
+      GearTable(), GearOptions{},
+      [](const std::string& name, GearOptions o, const SchemeEnv& env) {
+        return std::make_shared<GearDbScheme>(name, o, env);
+      }));
+  registry.Add(SchemeSpecFor<NoOptions>(
+      "log",
+      "the conventional log layout of GearDB's baselines: SSTs of all levels share zones "
+      "(GearDB 2.3); with zfs's GC, Ldb-Greedy or Ldb-CB",
+      NoOptionTable(), NoOptions{}, [](const std::string& name, NoOptions, const SchemeEnv& env) {
+        return std::make_shared<LogScheme>(name, env);
+      }));
+}
+
+}  // namespace zonestack::policy
