@@ -1,6 +1,8 @@
 #include "glue/gear_driver.h"
 
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <set>
 #include <utility>
@@ -20,14 +22,18 @@ namespace {
 // failed with Aborted, or levels grown by a flush it was not told of).
 constexpr absl::Duration kPollPeriod = absl::Milliseconds(100);
 
+// Wakes the driver when a flush completes: a step may be due.
 class WakeListener : public rocksdb::EventListener {
  public:
-  explicit WakeListener(GearDriver* driver) : driver_(driver) {}
+  explicit WakeListener(std::function<void()> wake) : wake_(std::move(wake)) {}
   const char* Name() const override { return "ZoneStackGearWake"; }
-  void OnFlushCompleted(rocksdb::DB*, const rocksdb::FlushJobInfo&) override { driver_->Wake(); }
+  // Empty, so the OPTIONS files RocksDB writes leave it out (as the hint
+  // listener's): re-read, the name would make nothing.
+  std::string GetId() const override { return ""; }
+  void OnFlushCompleted(rocksdb::DB*, const rocksdb::FlushJobInfo&) override { wake_(); }
 
  private:
-  GearDriver* const driver_;
+  const std::function<void()> wake_;
 };
 
 }  // namespace
@@ -41,7 +47,13 @@ GearDriver::GearDriver(std::shared_ptr<zfs::Volume> volume, policy::Scheme::Gear
 GearDriver::~GearDriver() { Stop(); }
 
 std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
-  return std::make_shared<WakeListener>(this);
+  std::weak_ptr<Signal> signal = signal_;
+  return std::make_shared<WakeListener>([signal] {
+    if (auto s = signal.lock()) {
+      absl::MutexLock l(&s->mu);
+      s->wake = true;
+    }
+  });
 }
 
 void GearDriver::Start(rocksdb::DB* db) {
@@ -56,35 +68,36 @@ void GearDriver::Start(rocksdb::DB* db) {
 }
 
 void GearDriver::Wake() {
-  absl::MutexLock l(&wake_mu_);
-  wake_ = true;
+  absl::MutexLock l(&signal_->mu);
+  signal_->wake = true;
 }
 
 absl::Status GearDriver::last_error() const {
-  absl::MutexLock l(&wake_mu_);
-  return last_error_;
+  absl::MutexLock l(&signal_->mu);
+  return signal_->last_error;
 }
 
 void GearDriver::Stop() {
   {
-    absl::MutexLock l(&wake_mu_);
-    stop_ = true;
+    absl::MutexLock l(&signal_->mu);
+    signal_->stop = true;
   }
   if (thread_.joinable()) thread_.join();
 }
 
 void GearDriver::Loop() {
+  Signal& sig = *signal_;
   while (true) {
     {
-      absl::MutexLock l(&wake_mu_);
-      auto woken = [this]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return wake_ || stop_; };
-      wake_mu_.AwaitWithTimeout(absl::Condition(&woken), kPollPeriod);
-      if (stop_) return;
-      wake_ = false;
+      absl::MutexLock l(&sig.mu);
+      auto woken = [&sig]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return sig.wake || sig.stop; };
+      sig.mu.AwaitWithTimeout(absl::Condition(&woken), kPollPeriod);
+      if (sig.stop) return;
+      sig.wake = false;
     }
     absl::Status s = RunUntilIdle();
-    absl::MutexLock l(&wake_mu_);
-    if (!s.ok()) last_error_ = s;
+    absl::MutexLock l(&sig.mu);
+    if (!s.ok()) sig.last_error = s;
     // A background error makes the DB read-only: no step can succeed.
     if (!s.ok() && !absl::IsAborted(s)) {
       std::string why;
@@ -206,8 +219,8 @@ absl::Status GearDriver::RunUntilIdle() {
   if (db_ == nullptr) return absl::FailedPreconditionError("the gear driver has not started");
   while (true) {
     {
-      absl::MutexLock w(&wake_mu_);
-      if (stop_) return absl::OkStatus();
+      absl::MutexLock w(&signal_->mu);
+      if (signal_->stop) return absl::OkStatus();
     }
     Snapshot snap = Take();
     std::optional<policy::GearStep> step = policy::PlanStep(snap.levels, windows_, limits_,

@@ -13,7 +13,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -46,7 +48,7 @@ class GearDriver {
   // stay open until Stop returns.
   void Start(rocksdb::DB* db);
   // Wakes the thread: a step may be due.
-  void Wake() ABSL_LOCKS_EXCLUDED(wake_mu_);
+  void Wake();
   // Runs steps until the plan has none (or one fails); returns the first
   // error. For tests and tools that want the tree settled; the thread does
   // the same on every wake.
@@ -54,9 +56,9 @@ class GearDriver {
   // The last error of a step the thread ran (OK if none): a step that
   // fails is retried on the next wake, except for a RocksDB background
   // error, which stops the driver (the DB is read-only then).
-  absl::Status last_error() const ABSL_LOCKS_EXCLUDED(wake_mu_);
+  absl::Status last_error() const;
   // Stops and joins the thread, after the step it is running. Idempotent.
-  void Stop() ABSL_LOCKS_EXCLUDED(wake_mu_);
+  void Stop();
 
  private:
   struct Snapshot {
@@ -78,10 +80,15 @@ class GearDriver {
   absl::Mutex step_mu_;
   policy::GearWindows windows_ ABSL_GUARDED_BY(step_mu_);
 
-  mutable absl::Mutex wake_mu_;
-  bool wake_ ABSL_GUARDED_BY(wake_mu_) = false;
-  bool stop_ ABSL_GUARDED_BY(wake_mu_) = false;
-  absl::Status last_error_ ABSL_GUARDED_BY(wake_mu_);
+  // Shared with the listener, which RocksDB may call until the DB is
+  // deleted, after the driver (OpenDb's DB owns it) is gone.
+  struct Signal {
+    absl::Mutex mu;
+    bool wake ABSL_GUARDED_BY(mu) = false;
+    bool stop ABSL_GUARDED_BY(mu) = false;
+    absl::Status last_error ABSL_GUARDED_BY(mu);
+  };
+  const std::shared_ptr<Signal> signal_ = std::make_shared<Signal>();
   std::thread thread_;
 };
 

@@ -99,6 +99,7 @@ void VolumeImpl::ReleaseExtents(const std::vector<Extent>& extents) {
 }
 
 uint32_t VolumeImpl::GcReserve(uint32_t device) const {
+  if (!options_.placement->allows_gc()) return 0;  // no GC will need it
   const Member& m = members_[device];
   return m.info.num_zones >= 8 ? 1 : 0;
 }

@@ -44,7 +44,10 @@ class GearDbVolumeTest : public ::testing::Test {
     ASSERT_TRUE(made.ok()) << made.status();
     // As the glue mounts hinted schemes: no background GC, GC only before
     // reporting no space (which geardb forbids too).
-    auto vol = zfs::Volume::Mount(devs_, {.placement = *made, .gc_free_zone_threshold = -1});
+    // New zones are the lowest empty ones (disk_run_zones 1), so a reset
+    // zone is the next one taken.
+    auto vol = zfs::Volume::Mount(
+        devs_, {.placement = *made, .gc_free_zone_threshold = -1, .disk_run_zones = 1});
     ASSERT_TRUE(vol.ok()) << vol.status();
     vol_ = std::move(*vol);
   }
