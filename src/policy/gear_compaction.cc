@@ -71,6 +71,7 @@ void GearWindows::Update(const std::vector<GearZone>& zones) {
   // New windows where a level has none (3.2: zones rotate into the
   // window, oldest first); whole levels at the top.
   for (const auto& [level, now] : by_level) {
+    if (now.empty()) continue;
     auto& window = windows_[level];
     auto age = [](const GearZone& z) { return *std::min_element(z.ssts.begin(), z.ssts.end()); };
     if (level < static_cast<int>(options_.whole_window_levels)) {

@@ -103,7 +103,8 @@ TEST(ConfigTest, GcSetsTheThresholdAndVictimsAndTellsPlacementsApart) {
       R"({"devices": ["emu:zn540"], "scheme": "log",
           "gc": {"threshold": 0.2, "victims": "cost-benefit"}})", "t");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->gc_threshold, 0.2);
+  ASSERT_TRUE(c->gc_threshold.has_value());
+  EXPECT_EQ(*c->gc_threshold, 0.2);
   EXPECT_TRUE(c->gc_cost_benefit);
   auto greedy = ParseConfigJson(
       R"({"devices": ["emu:zn540"], "scheme": "log", "gc": {"threshold": 0.2}})", "t");
@@ -111,7 +112,7 @@ TEST(ConfigTest, GcSetsTheThresholdAndVictimsAndTellsPlacementsApart) {
   EXPECT_FALSE(greedy->gc_cost_benefit);
   auto none = ParseConfigJson(R"({"devices": ["emu:zn540"], "scheme": "log"})", "t");
   ASSERT_TRUE(none.ok());
-  EXPECT_FALSE(none->gc_threshold);
+  EXPECT_FALSE(none->gc_threshold.has_value());
   EXPECT_NE(PlacementKey(*c), PlacementKey(*greedy));
   EXPECT_NE(PlacementKey(*greedy), PlacementKey(*none));
 }

@@ -102,12 +102,12 @@ TEST(GearPlanTest, L0AtItsTriggerIsAnActiveCompactionOfAllOfIt) {
   GearWindows w({});
   GearLevels levels = {{Sst(7, "a", "z"), Sst(8, "b", "c")}, {Sst(3, "a", "m")}};
   auto step = PlanStep(levels, w, Limits(), {});
-  ASSERT_TRUE(step);
+  ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->kind, GearStep::Kind::kActive);
   EXPECT_EQ(step->output_level, 1);
   EXPECT_EQ(step->inputs, (std::vector<uint64_t>{7, 8}));
   levels[0].pop_back();
-  EXPECT_FALSE(PlanStep(levels, w, Limits(), {}));  // below the trigger, L1 within its limit
+  EXPECT_FALSE(PlanStep(levels, w, Limits(), {}).has_value());  // below the trigger, L1 within its limit
 }
 
 // L1 over its limit (3 x 40 > 100); L2's window holds SST 20 ("d".."e") only.
@@ -129,7 +129,7 @@ TEST(GearPlanTest, AWindowVictimOverlappingOnlyTheNextWindowGoesFirst) {
   ASSERT_TRUE(t.windows.InWindow(20));
   ASSERT_FALSE(t.windows.InWindow(21));
   auto step = PlanStep(t.levels, t.windows, Limits(), {});
-  ASSERT_TRUE(step);
+  ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->kind, GearStep::Kind::kWindow);
   EXPECT_EQ(step->input_level, 1);
   EXPECT_EQ(step->output_level, 2);
@@ -141,7 +141,7 @@ TEST(GearPlanTest, AVictimWithNothingBelowIsDumpedBeforeOneOutsideTheWindow) {
   t.levels[1][1] = Sst(12, "c1", "c2", 40);  // now in the gap between 21 and 20
   t.levels[1].push_back(Sst(14, "j", "k", 40));  // beyond L2's key range
   auto step = PlanStep(t.levels, t.windows, Limits(), {});
-  ASSERT_TRUE(step);
+  ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->kind, GearStep::Kind::kDump);
   EXPECT_EQ(step->inputs, (std::vector<uint64_t>{12}));  // the first in key order
 }
@@ -156,7 +156,7 @@ TEST(GearPlanTest, WithoutABetterVictimTheOneWithLeastOutOfWindowBytesGoes) {
   t.windows.Update({Zone(1, 1, {11, 13, 14}), Zone(2, 2, {20}), Zone(3, 2, {21}),
                     Zone(4, 2, {22}), Zone(5, 2, {23})});
   auto step = PlanStep(t.levels, t.windows, Limits(), {});
-  ASSERT_TRUE(step);
+  ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->kind, GearStep::Kind::kOutOfWindow);
   EXPECT_EQ(step->inputs, (std::vector<uint64_t>{13}));
   EXPECT_EQ(step->out_of_window_bytes, 300u);
@@ -170,13 +170,13 @@ TEST(GearPlanTest, VictimsComeFromTheWindowAndSkipBusySsts) {
   t.levels[2].push_back(Sst(24, "x", "y", 500));
   t.levels.push_back({});
   auto step = PlanStep(t.levels, t.windows, Limits(), {});
-  ASSERT_TRUE(step);
+  ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->input_level, 2);
   EXPECT_EQ(step->kind, GearStep::Kind::kDump);
   EXPECT_EQ(step->inputs, (std::vector<uint64_t>{20}));
   t.levels[2][1].being_compacted = true;
   step = PlanStep(t.levels, t.windows, Limits(), {});
-  EXPECT_FALSE(step);  // nothing else in the window; no second step beside a running one
+  EXPECT_FALSE(step.has_value());  // nothing else in the window; no second step beside a running one
 }
 
 TEST(GearPlanTest, TheCascadeTakesOutputsOverTheNextWindowOrOverNothing) {
@@ -245,7 +245,7 @@ TEST(GearDbSchemeTest, EachLevelHasItsOwnPlacementGroupAndGcIsNotAllowed) {
   // An SST no hint gave a level goes with L0.
   EXPECT_EQ(GearLevelOfGroup((*s)->Place(testing::SstHint(99), devices).group), 0);
   EXPECT_FALSE((*s)->allows_gc());
-  ASSERT_TRUE((*s)->gear());
+  ASSERT_TRUE((*s)->gear().has_value());
   EXPECT_EQ((*s)->gear()->options.k, 4u);
   EXPECT_EQ((*s)->gear()->options.whole_window_levels, 2u);
 }
