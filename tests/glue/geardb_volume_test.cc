@@ -50,6 +50,7 @@ class GearDbVolumeTest : public ::testing::Test {
         devs_, {.placement = *made, .gc_free_zone_threshold = -1, .disk_run_zones = 1});
     ASSERT_TRUE(vol.ok()) << vol.status();
     vol_ = std::move(*vol);
+    ASSERT_TRUE(vol_->CreateDir("/db").ok());
   }
 
   absl::Status Write(uint64_t number, int level) {
