@@ -66,7 +66,7 @@ TEST_F(ZsctlCliTest, SchemesListsEverySchemeWithItsOptions) {
         << spec.name;
   }
   EXPECT_NE(r.out.find("wal_cache_zones          2 "), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("p+m+c\n  HHZS (Exp#2's name for it)\n    options as for auto"),
+  EXPECT_NE(r.out.find("p+m+c\n  HHZS (Exp#2's name for it)\n    options as for hhzs"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("lifetime\n"), std::string::npos);
