@@ -14,7 +14,7 @@ const OptionTable<GearOptions>& GearTable() {
            ->Integer("k", &GearOptions::k, 1, 64,
                      "a level's compaction window is 1/k of its zones (GearDB 3.2)")
            .Integer("whole_window_levels", &GearOptions::whole_window_levels, 0, 16,
-                    "levels above this one have the whole level as their window");
+                    "levels 0 to this one less 1 have the whole level as their window");
   return *t;
 }
 
