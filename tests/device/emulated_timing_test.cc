@@ -10,40 +10,15 @@
 #include "device/emulated_device.h"
 #include "device/nand_timing.h"
 #include "device_test_util.h"
+#include "small_nand.h"
 
 namespace zonestack::device {
 namespace {
 
-// The small SSD of nand_timing_test.cc: 2 channels x 2 dies, 4 KiB units;
-// a unit takes kLink on the host link and kXfer on a channel.
-constexpr uint64_t kUnit = 4096;
-constexpr uint64_t kCmd = 1'000;
-constexpr uint64_t kLink = 5'000;
-constexpr uint64_t kXfer = 10'000;
-constexpr uint64_t kRead = 20'000;
-constexpr uint64_t kProg = 100'000;
-constexpr uint64_t kErase = 1'000'000;
+// The small SSD of small_nand.h.
+using namespace small_nand;  // NOLINT: the test's vocabulary
 constexpr uint64_t kZoneSize = 512 * 1024;
 constexpr uint64_t kStart = 1'000'000'000;  // the clock's time at open
-
-NandParams SmallNand() {
-  NandParams p;
-  p.geometry.channels = 2;
-  p.geometry.dies_per_channel = 2;
-  p.geometry.planes = 1;
-  p.geometry.page_bytes = kUnit;
-  p.geometry.block_bytes = 64 * 1024;
-  p.channel_bytes_per_s = 409.6e6;
-  p.host_read_bytes_per_s = 819.2e6;
-  p.host_write_bytes_per_s = 819.2e6;
-  p.command_ns = kCmd;
-  CellLatency l;
-  l.read_ns = {kRead, kRead, kRead, kRead};
-  l.program_ns = {kProg, kProg, kProg, kProg};
-  l.erase_ns = kErase;
-  p.tlc = p.slc = p.qlc = l;
-  return p;
-}
 
 // Four TLC zones of kZoneSize, timed by SmallNand().
 DeviceInfo SmallSsdInfo() {

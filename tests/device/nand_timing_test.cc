@@ -6,50 +6,17 @@
 #include <vector>
 
 #include "device/presets.h"
+#include "small_nand.h"
 
 namespace zonestack::device {
 namespace {
 
-// A small SSD with round numbers, so every expected time below follows from
-// these constants by hand. One program unit is one 4 KiB page (one plane):
-// it takes kLink on the host link and kXfer on a channel.
-constexpr uint64_t kUnit = 4096;
-constexpr uint64_t kCmd = 1'000;
-constexpr uint64_t kLink = 5'000;   // 4096 B at 819.2 MB/s
-constexpr uint64_t kXfer = 10'000;  // 4096 B at 409.6 MB/s
-constexpr uint64_t kRead = 20'000;
-constexpr uint64_t kProg = 100'000;
-constexpr uint64_t kErase = 1'000'000;
-constexpr uint64_t kBlockBytes = 64 * 1024;  // 16 units
+// A small SSD with round numbers (small_nand.h), so every expected time
+// below follows from its constants by hand.
+using namespace small_nand;  // NOLINT: the test's vocabulary
 constexpr uint64_t kUnitsPerBlock = kBlockBytes / kUnit;
-constexpr uint32_t kDies = 4;      // 2 channels x 2 dies
-constexpr uint32_t kChannels = 2;
 // A wide zone holds two blocks per die.
 constexpr uint64_t kZoneSize = 2 * kBlockBytes * kDies;
-
-CellLatency Uniform(uint64_t read_ns, uint64_t program_ns, uint64_t erase_ns) {
-  CellLatency l;
-  l.read_ns = {read_ns, read_ns, read_ns, read_ns};
-  l.program_ns = {program_ns, program_ns, program_ns, program_ns};
-  l.erase_ns = erase_ns;
-  return l;
-}
-
-NandParams SmallNand(uint32_t dies_per_zone = 0) {
-  NandParams p;
-  p.geometry.channels = kChannels;
-  p.geometry.dies_per_channel = kDies / kChannels;
-  p.geometry.planes = 1;
-  p.geometry.page_bytes = kUnit;
-  p.geometry.block_bytes = kBlockBytes;
-  p.geometry.dies_per_zone = dies_per_zone;
-  p.channel_bytes_per_s = 409.6e6;
-  p.host_read_bytes_per_s = 819.2e6;
-  p.host_write_bytes_per_s = 819.2e6;
-  p.command_ns = kCmd;
-  p.tlc = p.slc = p.qlc = Uniform(kRead, kProg, kErase);
-  return p;
-}
 
 TimedRequest Req(IoOp op, uint32_t zone, uint64_t in_zone, uint64_t length,
                  uint64_t zone_size = kZoneSize, CellMode mode = CellMode::kTlc) {

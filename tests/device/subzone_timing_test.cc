@@ -11,42 +11,18 @@
 #include "device/emulated_device.h"
 #include "device/nand_timing.h"
 #include "device_test_util.h"
+#include "small_nand.h"
 
 namespace zonestack::device {
 namespace {
 
-// The small SSD of emulated_timing_test.cc: 2 channels x 2 dies (4 chips),
-// 4 KiB units; zones of 4 subzones, each one 64 KiB block of one chip.
-constexpr uint64_t kUnit = 4096;
-constexpr uint64_t kCmd = 1'000;
-constexpr uint64_t kLink = 5'000;
-constexpr uint64_t kXfer = 10'000;
-constexpr uint64_t kRead = 20'000;
-constexpr uint64_t kProg = 100'000;
-constexpr uint64_t kErase = 1'000'000;
-constexpr uint64_t kSubzone = 64 * 1024;
+// The small SSD of small_nand.h (4 chips); zones of 4 subzones, each one
+// 64 KiB block of one chip.
+using namespace small_nand;  // NOLINT: the test's vocabulary
+constexpr uint64_t kSubzone = kBlockBytes;
 constexpr uint64_t kZoneSize = 4 * kSubzone;
 constexpr uint64_t kStart = 1'000'000'000;
 const IoContext kCtx;
-
-NandParams SmallNand() {
-  NandParams p;
-  p.geometry.channels = 2;
-  p.geometry.dies_per_channel = 2;
-  p.geometry.planes = 1;
-  p.geometry.page_bytes = kUnit;
-  p.geometry.block_bytes = kSubzone;
-  p.channel_bytes_per_s = 409.6e6;
-  p.host_read_bytes_per_s = 819.2e6;
-  p.host_write_bytes_per_s = 819.2e6;
-  p.command_ns = kCmd;
-  CellLatency l;
-  l.read_ns = {kRead, kRead, kRead, kRead};
-  l.program_ns = {kProg, kProg, kProg, kProg};
-  l.erase_ns = kErase;
-  p.tlc = p.slc = p.qlc = l;
-  return p;
-}
 
 DeviceInfo SplitSsdInfo() {
   DeviceInfo info;
