@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "device/zone.h"
 #include "device/zone_error.h"
+#include "device/zoned_device.h"
 
 namespace zonestack::device {
 
@@ -34,6 +35,20 @@ inline std::vector<uint8_t> Pattern(uint64_t len, uint8_t seed) {
     v[i] = static_cast<uint8_t>(seed * 37 + i * 7 + (i >> 12) * 13 + 1);
   }
   return v;
+}
+
+// Writes Pattern(len, seed) at `offset`.
+inline absl::Status WritePattern(ZonedDevice& dev, uint64_t offset, uint64_t len, uint8_t seed,
+                                 const IoContext& ctx = {}) {
+  return dev.Write(offset, Pattern(len, seed), ctx);
+}
+
+// The `len` bytes at `offset`; a failed read fails the test.
+inline std::vector<uint8_t> ReadBack(ZonedDevice& dev, uint64_t offset, uint64_t len,
+                                     const IoContext& ctx = {}) {
+  std::vector<uint8_t> buf(len);
+  EXPECT_OK(dev.Read(offset, buf, ctx));
+  return buf;
 }
 
 inline absl::Status StatusOf(const absl::Status& s) { return s; }

@@ -20,6 +20,8 @@ namespace {
 using conformance::kBlock;
 using conformance::SplitZnsInfo;
 using testing_util::Pattern;
+using testing_util::ReadBack;
+using testing_util::WritePattern;
 
 const IoContext kCtx;
 
@@ -46,12 +48,10 @@ class SplitZonePowerCutTest : public ::testing::Test {
     return z.ok() ? *z : ZoneInfo{};
   }
   absl::Status WriteAt(uint64_t offset, uint64_t len, uint8_t seed) {
-    return dev_->Write(offset, Pattern(len, seed), kCtx);
+    return WritePattern(*dev_, offset, len, seed, kCtx);
   }
   std::vector<uint8_t> ReadBytes(uint64_t offset, uint64_t len) {
-    std::vector<uint8_t> buf(len);
-    EXPECT_OK(dev_->Read(offset, buf, kCtx));
-    return buf;
+    return ReadBack(*dev_, offset, len, kCtx);
   }
 
   std::unique_ptr<EmulatedDevice> dev_;

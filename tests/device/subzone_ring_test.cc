@@ -17,6 +17,8 @@ namespace zonestack::device {
 namespace {
 
 using testing_util::Pattern;
+using testing_util::ReadBack;
+using testing_util::WritePattern;
 
 std::vector<uint8_t> Bytes(uint8_t first, size_t n) {
   std::vector<uint8_t> v(n);
@@ -148,12 +150,10 @@ class SubzoneRingDeviceTest : public ::testing::Test {
   }
   uint64_t SubStart(uint32_t sub) { return sub * dev_->info().subzone_size(); }
   absl::Status WriteAt(uint64_t offset, uint64_t len, uint8_t seed) {
-    return dev_->Write(offset, Pattern(len, seed), kCtx);
+    return WritePattern(*dev_, offset, len, seed, kCtx);
   }
   std::vector<uint8_t> ReadBytes(uint64_t offset, uint64_t len) {
-    std::vector<uint8_t> buf(len);
-    EXPECT_OK(dev_->Read(offset, buf, kCtx));
-    return buf;
+    return ReadBack(*dev_, offset, len, kCtx);
   }
 
   std::unique_ptr<EmulatedDevice> dev_;
