@@ -28,16 +28,13 @@ class GearDbTest : public ::testing::Test {
   std::string config_;
 };
 
-// 64 KiB SSTs, L1 256 KiB, levels x4: 4 MiB of live data reaches L4.
+// LevelOptions with L1 256 KiB, levels x4, L0 compacted at 4 files: 4 MiB
+// of live data reaches L4.
 rocksdb::Options GearOptions() {
-  rocksdb::Options o;
-  o.write_buffer_size = 64 << 10;
-  o.target_file_size_base = 64 << 10;
+  rocksdb::Options o = LevelOptions();
   o.max_bytes_for_level_base = 256 << 10;
   o.max_bytes_for_level_multiplier = 4;
   o.level0_file_num_compaction_trigger = 4;
-  o.max_background_jobs = 2;
-  o.compression = rocksdb::kNoCompression;
   // Every MANIFEST sync takes a block of its own on a zoned device; a
   // MANIFEST that never rolls would hold megabytes of a small disk.
   o.max_manifest_file_size = 1 << 20;
