@@ -11,7 +11,7 @@
 set -uo pipefail
 out=$1
 export HOME=/tmp PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-. "$out/peer.env"  # ZONESTACK_LIB ZSCTL ZENFS_LIB ZENFS_TOOL NUM PAIRS BENCHMARKS VALUE_SIZES
+. "$out/peer.env"  # ZONESTACK_LIB ZSCTL ZENFS_LIB ZENFS_TOOL NUM PAIRS BENCHMARKS VALUE_SIZES SETTINGS NAMESPACES
 mkdir -p "$out/runs"
 summary=$out/summary.txt
 : > "$summary"
@@ -81,9 +81,9 @@ run() {
 }
 
 for vsize in $VALUE_SIZES; do
-  for setting in default direct; do
+  for setting in $SETTINGS; do
     read -ra flags <<< "${setting_flags[$setting]}"
-    for ns in nvme0n1 nvme0n2; do
+    for ns in $NAMESPACES; do
       for round in $(seq "$PAIRS"); do
         # Rotate which zoned system goes first; the reference runs last.
         systems=(zonestack zenfs zsnoflush)

@@ -55,7 +55,8 @@ def main():
         "build_type": args.build_type,
         "accel": args.accel,
         "zenfs": args.zenfs,
-        "settings": {k: env[k].strip('"') for k in ("NUM", "PAIRS", "VALUE_SIZES", "BENCHMARKS")},
+        "settings": {k: env[k].strip('"') for k in ("NUM", "PAIRS", "VALUE_SIZES", "BENCHMARKS", "SETTINGS", "NAMESPACES")
+                     if k in env},
         "runs": [],
         "ratios": [],
     }

@@ -20,6 +20,7 @@
 #   https://github.com/westerndigitalcorporation/zenfs; git checkout v2.1.2)
 # Env: PAIRS rounds (3), NUM keys (50000), VALUE_SIZES ("1000 4096"),
 #   BENCHMARKS (fillrandom,overwrite,readrandom,readwhilewriting,seekrandom),
+#   SETTINGS ("default direct"), NAMESPACES ("nvme0n1 nvme0n2"),
 #   BUILD_DIR (build; Release or RelWithDebInfo), OUT
 #   (experiments/results/peer.json), VM_DIR (build/vm-peer), VM_TIMEOUT
 #   seconds (36000), VM_MEM, VM_ACCEL as scripts/vm_test.sh.
@@ -79,6 +80,8 @@ NUM=${NUM:-50000}
 PAIRS=${PAIRS:-3}
 VALUE_SIZES="${VALUE_SIZES:-1000 4096}"
 BENCHMARKS=${BENCHMARKS:-fillrandom,overwrite,readrandom,readwhilewriting,seekrandom}
+SETTINGS="${SETTINGS:-default direct}"
+NAMESPACES="${NAMESPACES:-nvme0n1 nvme0n2}"
 ENV
 
 vm_accel

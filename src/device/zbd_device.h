@@ -1,5 +1,6 @@
 // A real Linux zoned block device (NVMe ZNS namespace, ZBC/ZAC SMR disk,
-// null_blk) behind ZonedDevice, through libzbd and O_DIRECT I/O.
+// null_blk) behind ZonedDevice, through libzbd: O_DIRECT I/O, and reads
+// through the page cache where the caller allows it (IoContext::host_cache).
 #pragma once
 
 #include <array>
@@ -64,19 +65,22 @@ class ZbdDevice : public ZonedDevice {
   DeviceStats Stats() const override;
 
  private:
-  ZbdDevice(int fd, DeviceInfo info);
+  ZbdDevice(int fd, int cached_fd, DeviceInfo info);
   // Argument checks every read and write gets before reaching the kernel.
   absl::Status CheckRange(const char* what, uint64_t offset, uint64_t len) const;
   // pread/pwrite through an aligned bounce buffer where `data` is not
   // aligned; returns the failing command's translated error.
   absl::Status ReadDirect(uint64_t offset, std::span<uint8_t> dst);
   absl::Status WriteDirect(uint64_t offset, std::span<const uint8_t> src);
+  // pread through the page cache, at any offset and length.
+  absl::Status ReadCached(uint64_t offset, std::span<uint8_t> dst);
   absl::Status ZoneAction(ZbdCommand cmd, uint32_t zone);
   // The error for a failed command, with the zone's state after it.
   absl::Status CommandError(ZbdCommand cmd, int err, uint64_t offset, uint64_t len) const;
   void Count(const IoContext& ctx, bool write, uint64_t bytes);
 
-  const int fd_;
+  const int fd_;         // O_DIRECT, exclusive: every write and direct read
+  const int cached_fd_;  // buffered, read-only; -1 where host_cache is off
   const DeviceInfo info_;
   const uint64_t opened_at_ns_;
   // Appends to one zone are serialized by these, striped by zone index.

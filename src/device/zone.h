@@ -58,6 +58,11 @@ const char* ToString(IoClass c);
 
 struct IoContext {
   IoClass io_class = IoClass::kOther;
+  // A read the host's page cache may serve, at any byte offset and length
+  // (the caller did not ask for direct I/O). Honored only by devices whose
+  // DeviceInfo::host_cache is set; others require block-aligned reads and
+  // ignore it.
+  bool host_cache = false;
 };
 
 // One zone as a zone report describes it. All positions are in bytes from
@@ -138,6 +143,10 @@ struct DeviceInfo {
   bool reads_beyond_wp_allowed = true;
   // Reads may span zone boundaries (ZBC; ZNS only with cross-zone read).
   bool cross_zone_reads_allowed = false;
+  // Reads with IoContext::host_cache go through the host's page cache and
+  // may start and end anywhere (a kernel block device read without
+  // O_DIRECT). The emulator has no page cache to offer.
+  bool host_cache = false;
 
   uint64_t capacity_bytes() const { return zone_size * num_zones; }
   // A subzone's share of a split zone, and of its writable capacity.

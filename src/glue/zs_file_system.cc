@@ -28,6 +28,12 @@ std::string Normalize(const std::string& path) {
   return out;
 }
 
+// RocksDB reads through the page cache unless it asks for direct reads,
+// as on its own file system; zfs does so where the device is a kernel one.
+zfs::OpenOptions ReadOpenOptions(const rocksdb::FileOptions& options) {
+  return {.host_cache = !options.use_direct_reads};
+}
+
 // Locks of all volumes in the process; a volume outlives its locks because
 // each lock's holder (a DB) keeps the file system, and so the volume, alive.
 struct LockTable {
@@ -85,10 +91,10 @@ absl::Status ZoneStackFileSystem::SetSstLevel(const std::string& path_in, int le
 }
 
 IOStatus ZoneStackFileSystem::NewSequentialFile(
-    const std::string& fname, const FileOptions& /*options*/,
+    const std::string& fname, const FileOptions& options,
     std::unique_ptr<rocksdb::FSSequentialFile>* result, Dbg* /*dbg*/) {
   const std::string path = Normalize(fname);
-  auto file = volume_->Open(path);
+  auto file = volume_->Open(path, ReadOpenOptions(options));
   if (!file.ok()) return ToIOStatus(file.status(), path);
   *result = std::make_unique<ZsSequentialFile>(volume_, path, std::move(*file));
   return IOStatus::OK();
@@ -102,11 +108,11 @@ IOStatus ZoneStackFileSystem::NewLogger(const std::string& fname, const IOOption
 }
 
 IOStatus ZoneStackFileSystem::NewRandomAccessFile(
-    const std::string& fname, const FileOptions& /*options*/,
+    const std::string& fname, const FileOptions& options,
     std::unique_ptr<rocksdb::FSRandomAccessFile>* result, Dbg* /*dbg*/) {
   const std::string path = Normalize(fname);
   if (hints_warning_ && policy::SstNumber(path) >= 0) hints_warning_->SstOpened(*volume_);
-  auto file = volume_->Open(path);
+  auto file = volume_->Open(path, ReadOpenOptions(options));
   if (!file.ok()) return ToIOStatus(file.status(), path);
   *result = std::make_unique<ZsRandomAccessFile>(volume_, path, std::move(*file), scheme_);
   return IOStatus::OK();

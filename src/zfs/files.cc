@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "absl/strings/str_cat.h"
 #include "zfs/volume_impl.h"
@@ -18,6 +20,33 @@ using device::IoContext;
 // Writes go to the device in pieces of this size at most, so a large append
 // does not hold one zone's worth of data in memory.
 constexpr size_t kWriteBatch = 1 << 20;
+
+// Memory a device reads into without a bounce copy: O_DIRECT wants
+// buffers aligned to the logical block size, at most 4 KiB on the devices
+// ZbdDevice opens.
+constexpr size_t kMemoryAlignment = 4096;
+
+// A growable block-aligned buffer.
+class BlockBuffer {
+ public:
+  std::span<uint8_t> Get(size_t bytes) {
+    if (bytes > capacity_) {
+      capacity_ = (bytes + kMemoryAlignment - 1) / kMemoryAlignment * kMemoryAlignment;
+      data_.reset(static_cast<uint8_t*>(
+          ::operator new[](capacity_, std::align_val_t{kMemoryAlignment})));
+    }
+    return {data_.get(), bytes};
+  }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const {
+      ::operator delete[](p, std::align_val_t{kMemoryAlignment});
+    }
+  };
+  std::unique_ptr<uint8_t, Free> data_;
+  size_t capacity_ = 0;
+};
 
 IoContext WriteContext(const FileHint& h) {
   switch (h.kind) {
@@ -210,8 +239,8 @@ class ZoneWritableFile : public WritableFile {
 
 class ZoneReadableFile : public ReadableFile {
  public:
-  ZoneReadableFile(VolumeImpl* vol, std::shared_ptr<FileMeta> file)
-      : vol_(vol), file_(std::move(file)) {}
+  ZoneReadableFile(VolumeImpl* vol, std::shared_ptr<FileMeta> file, const OpenOptions& options)
+      : vol_(vol), file_(std::move(file)), host_cache_(options.host_cache) {}
   ~ZoneReadableFile() override { vol_->CloseReader(*file_); }
 
   absl::StatusOr<size_t> Read(uint64_t offset, std::span<uint8_t> dst,
@@ -262,27 +291,33 @@ class ZoneReadableFile : public ReadableFile {
            vol_->device(a.device)->info().cross_zone_reads_allowed;
   }
 
-  // Device reads are block-aligned: read the covering blocks when the
-  // request is not.
+  // Through the host's page cache, the bytes asked for; otherwise device
+  // reads are block-aligned: read the covering blocks when the request is
+  // not.
   absl::Status ReadDevice(uint32_t device, uint64_t offset, std::span<uint8_t> dst,
                           IoClass io_class) const {
+    device::ZonedDevice* dev = vol_->device(device);
+    if (host_cache_ && dev->info().host_cache) {
+      return dev->Read(offset, dst, IoContext{io_class, /*host_cache=*/true});
+    }
     const uint64_t bs = vol_->block_size(device);
     const uint64_t start = offset / bs * bs;
     const uint64_t end = (offset + dst.size() + bs - 1) / bs * bs;
     const IoContext ctx{io_class};
-    if (start == offset && end == offset + dst.size()) {
-      return vol_->device(device)->Read(offset, dst, ctx);
-    }
-    // One buffer per thread: most RocksDB reads are unaligned block reads.
-    thread_local std::vector<uint8_t> tmp;
-    tmp.resize(end - start);
-    if (auto s = vol_->device(device)->Read(start, tmp, ctx); !s.ok()) return s;
-    std::memcpy(dst.data(), tmp.data() + (offset - start), dst.size());
+    if (start == offset && end == offset + dst.size()) return dev->Read(offset, dst, ctx);
+    // Most RocksDB reads are unaligned block reads: one block-aligned
+    // buffer per thread, so a device that needs aligned memory (O_DIRECT)
+    // reads into it without a bounce copy of its own.
+    thread_local BlockBuffer tmp;
+    const std::span<uint8_t> covering = tmp.Get(end - start);
+    if (auto s = dev->Read(start, covering, ctx); !s.ok()) return s;
+    std::memcpy(dst.data(), covering.data() + (offset - start), dst.size());
     return absl::OkStatus();
   }
 
   VolumeImpl* vol_;
   std::shared_ptr<FileMeta> file_;
+  const bool host_cache_;
 };
 
 }  // namespace
@@ -291,8 +326,9 @@ std::unique_ptr<WritableFile> NewWritableFile(VolumeImpl* volume, std::shared_pt
   return std::make_unique<ZoneWritableFile>(volume, std::move(file));
 }
 
-std::unique_ptr<ReadableFile> NewReadableFile(VolumeImpl* volume, std::shared_ptr<FileMeta> file) {
-  return std::make_unique<ZoneReadableFile>(volume, std::move(file));
+std::unique_ptr<ReadableFile> NewReadableFile(VolumeImpl* volume, std::shared_ptr<FileMeta> file,
+                                              const OpenOptions& options) {
+  return std::make_unique<ZoneReadableFile>(volume, std::move(file), options);
 }
 
 // ---------------------------------------------------------------- VolumeImpl

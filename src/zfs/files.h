@@ -13,6 +13,7 @@ struct FileMeta;
 // REQUIRES: file->writer_open was set by the caller.
 std::unique_ptr<WritableFile> NewWritableFile(VolumeImpl* volume, std::shared_ptr<FileMeta> file);
 // REQUIRES: file->readers was incremented by the caller.
-std::unique_ptr<ReadableFile> NewReadableFile(VolumeImpl* volume, std::shared_ptr<FileMeta> file);
+std::unique_ptr<ReadableFile> NewReadableFile(VolumeImpl* volume, std::shared_ptr<FileMeta> file,
+                                              const OpenOptions& options);
 
 }  // namespace zonestack::zfs

@@ -107,12 +107,13 @@ absl::StatusOr<std::unique_ptr<WritableFile>> VolumeImpl::Create(const std::stri
   return NewWritableFile(this, f);
 }
 
-absl::StatusOr<std::unique_ptr<ReadableFile>> VolumeImpl::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<ReadableFile>> VolumeImpl::Open(const std::string& path,
+                                                              const OpenOptions& options) {
   absl::MutexLock lock(&mu_);
   std::shared_ptr<FileMeta> f = Find(path);
   if (!f) return NoSuchFile(path);
   ++f->readers;
-  return NewReadableFile(this, f);
+  return NewReadableFile(this, f, options);
 }
 
 absl::Status VolumeImpl::Delete(const std::string& path) {

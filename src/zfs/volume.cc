@@ -581,8 +581,9 @@ absl::StatusOr<std::unique_ptr<WritableFile>> Volume::Create(const std::string& 
 absl::StatusOr<std::unique_ptr<WritableFile>> Volume::Reopen(const std::string& path) {
   return impl_->Create(path, {}, /*reopen=*/true);
 }
-absl::StatusOr<std::unique_ptr<ReadableFile>> Volume::Open(const std::string& path) const {
-  return impl_->Open(path);
+absl::StatusOr<std::unique_ptr<ReadableFile>> Volume::Open(const std::string& path,
+                                                          const OpenOptions& options) const {
+  return impl_->Open(path, options);
 }
 absl::Status Volume::Delete(const std::string& path) { return impl_->Delete(path); }
 absl::Status Volume::Rename(const std::string& from, const std::string& to) {

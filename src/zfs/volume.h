@@ -192,6 +192,14 @@ class WritableFile {
   virtual uint64_t size() const = 0;
 };
 
+struct OpenOptions {
+  // The file's reads may be served by the host's page cache, at the bytes
+  // asked for, on devices that offer one (DeviceInfo::host_cache: a kernel
+  // zoned block device). Off: every read goes to the device, whole blocks.
+  // RocksDB's files set it unless RocksDB asks for direct reads.
+  bool host_cache = false;
+};
+
 class ReadableFile {
  public:
   virtual ~ReadableFile() = default;
@@ -244,7 +252,8 @@ class Volume {
                                                        const FileHint& hint);
   // Reopens an existing file for appending (RocksDB's ReopenWritableFile).
   absl::StatusOr<std::unique_ptr<WritableFile>> Reopen(const std::string& path);
-  absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path) const;
+  absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path,
+                                                     const OpenOptions& options = {}) const;
   absl::Status Delete(const std::string& path);
   // Atomic: `to` is replaced if it exists, in one metadata record. Fails
   // if `to` is a directory. A directory `from` moves with everything

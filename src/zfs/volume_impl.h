@@ -208,7 +208,8 @@ class VolumeImpl {
   // --- namespace (namespace.cc)
   absl::StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
                                                        const FileHint& hint, bool reopen);
-  absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path);
+  absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path,
+                                                     const OpenOptions& options);
   absl::Status Delete(const std::string& path);
   absl::Status Rename(const std::string& from, const std::string& to);
   absl::Status Link(const std::string& from, const std::string& to);
