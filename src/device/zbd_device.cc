@@ -273,12 +273,13 @@ absl::StatusOr<std::vector<ZoneInfo>> ZbdDevice::ReportZones(uint32_t first,
   return out;
 }
 
-absl::Status ZbdDevice::CheckRange(const char* what, uint64_t offset, uint64_t len) const {
-  const uint64_t bs = info_.block_size;
+absl::Status ZbdDevice::CheckRange(const char* what, uint64_t offset, uint64_t len,
+                                   uint32_t granularity) const {
   if (len == 0) return MakeZoneError(ZoneError::kInvalidArgument, absl::StrCat("empty ", what));
-  if (offset % bs != 0 || len % bs != 0) {
-    return MakeZoneError(ZoneError::kUnaligned, absl::StrCat(what, " of ", len, " bytes at ",
-                                                             offset, ", block size ", bs));
+  if (offset % granularity != 0 || len % granularity != 0) {
+    return MakeZoneError(ZoneError::kUnaligned,
+                         absl::StrCat(what, " of ", len, " bytes at ", offset, ", block size ",
+                                      info_.block_size));
   }
   const uint64_t end = info_.capacity_bytes();
   if (offset >= end || len > end - offset) {
@@ -299,14 +300,15 @@ absl::Status ZbdDevice::CommandError(ZbdCommand cmd, int err, uint64_t offset,
                                       " bytes at ", offset));
 }
 
-absl::Status ZbdDevice::ReadDirect(uint64_t offset, std::span<uint8_t> dst) {
-  const AlignedBuffer bounce = BounceFor(dst.data(), dst.size(), info_.block_size);
+absl::Status ZbdDevice::ReadFrom(int fd, uint32_t alignment, uint64_t offset,
+                                 std::span<uint8_t> dst) {
+  const AlignedBuffer bounce = BounceFor(dst.data(), dst.size(), alignment);
   const bool aligned = bounce == nullptr;
   uint64_t done = 0;
   while (done < dst.size()) {
     const uint64_t n = std::min<uint64_t>(dst.size() - done, aligned ? kMaxIoBytes : kBounceBytes);
     uint8_t* p = aligned ? dst.data() + done : bounce.get();
-    const ssize_t r = pread(fd_, p, n, static_cast<off_t>(offset + done));
+    const ssize_t r = pread(fd, p, n, static_cast<off_t>(offset + done));
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) return CommandError(ZbdCommand::kRead, errno, offset + done, n);
     if (r == 0) {
@@ -354,41 +356,19 @@ void ZbdDevice::Count(const IoContext& ctx, bool write, uint64_t bytes) {
   }
 }
 
-absl::Status ZbdDevice::ReadCached(uint64_t offset, std::span<uint8_t> dst) {
-  uint64_t done = 0;
-  while (done < dst.size()) {
-    const uint64_t n = std::min<uint64_t>(dst.size() - done, kMaxIoBytes);
-    const ssize_t r = pread(cached_fd_, dst.data() + done, n, static_cast<off_t>(offset + done));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) return CommandError(ZbdCommand::kRead, errno, offset + done, n);
-    if (r == 0) {
-      return absl::DataLossError(
-          absl::StrCat(info_.name, ": read at ", offset + done, " returned no data"));
-    }
-    done += static_cast<uint64_t>(r);
-  }
-  return absl::OkStatus();
-}
-
 absl::Status ZbdDevice::Read(uint64_t offset, std::span<uint8_t> dst, const IoContext& ctx) {
-  if (ctx.host_cache && info_.host_cache) {
-    const uint64_t end = info_.capacity_bytes();
-    if (dst.empty() || offset >= end || dst.size() > end - offset) {
-      return CheckRange("read", offset, dst.size());  // its error, alignment aside
-    }
-    if (auto s = ReadCached(offset, dst); !s.ok()) return s;
-    Count(ctx, /*write=*/false, dst.size());
-    return absl::OkStatus();
-  }
-  if (auto s = CheckRange("read", offset, dst.size()); !s.ok()) return s;
-  if (auto s = ReadDirect(offset, dst); !s.ok()) return s;
+  // Through the page cache: any bytes, from the buffered descriptor.
+  const bool cached = ctx.host_cache && info_.host_cache;
+  const uint32_t granularity = cached ? 1 : info_.block_size;
+  if (auto s = CheckRange("read", offset, dst.size(), granularity); !s.ok()) return s;
+  if (auto s = ReadFrom(cached ? cached_fd_ : fd_, granularity, offset, dst); !s.ok()) return s;
   Count(ctx, /*write=*/false, dst.size());
   return absl::OkStatus();
 }
 
 absl::Status ZbdDevice::Write(uint64_t offset, std::span<const uint8_t> src,
                               const IoContext& ctx) {
-  if (auto s = CheckRange("write", offset, src.size()); !s.ok()) return s;
+  if (auto s = CheckRange("write", offset, src.size(), info_.block_size); !s.ok()) return s;
   const uint32_t zone = ZoneOf(offset);
   if (offset + src.size() > ZoneStart(zone) + info_.zone_size) {
     return MakeZoneError(ZoneError::kBoundary,

@@ -66,14 +66,16 @@ class ZbdDevice : public ZonedDevice {
 
  private:
   ZbdDevice(int fd, int cached_fd, DeviceInfo info);
-  // Argument checks every read and write gets before reaching the kernel.
-  absl::Status CheckRange(const char* what, uint64_t offset, uint64_t len) const;
-  // pread/pwrite through an aligned bounce buffer where `data` is not
-  // aligned; returns the failing command's translated error.
-  absl::Status ReadDirect(uint64_t offset, std::span<uint8_t> dst);
+  // Argument checks every read and write gets before reaching the kernel:
+  // offset and length multiples of `granularity` (the block size, or 1
+  // for reads through the page cache), inside the device.
+  absl::Status CheckRange(const char* what, uint64_t offset, uint64_t len,
+                          uint32_t granularity) const;
+  // pread from `fd` (pwrite to fd_) through a bounce buffer where `data`
+  // is not aligned to `alignment` (the block size for O_DIRECT, 1 for the
+  // page cache); returns the failing command's translated error.
+  absl::Status ReadFrom(int fd, uint32_t alignment, uint64_t offset, std::span<uint8_t> dst);
   absl::Status WriteDirect(uint64_t offset, std::span<const uint8_t> src);
-  // pread through the page cache, at any offset and length.
-  absl::Status ReadCached(uint64_t offset, std::span<uint8_t> dst);
   absl::Status ZoneAction(ZbdCommand cmd, uint32_t zone);
   // The error for a failed command, with the zone's state after it.
   absl::Status CommandError(ZbdCommand cmd, int err, uint64_t offset, uint64_t len) const;
