@@ -85,6 +85,11 @@ void GearDriver::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
+void GearDriver::SetStepObserver(StepObserver observer) {
+  absl::MutexLock l(&observer_mu_);
+  observer_ = std::move(observer);
+}
+
 void GearDriver::Loop() {
   Signal& sig = *signal_;
   while (true) {
@@ -206,6 +211,12 @@ absl::Status GearDriver::Run(const policy::GearStep& step, const Snapshot& snap,
     }
     counters_->Add("cascaded_bytes", static_cast<int64_t>(again));
   }
+  StepObserver observer;
+  {
+    absl::MutexLock l(&observer_mu_);
+    observer = observer_;
+  }
+  if (observer) observer(step, static_cast<uint64_t>(us), info);
   outputs->clear();
   for (const std::string& name : names) {
     const int64_t n = policy::SstNumber(name);

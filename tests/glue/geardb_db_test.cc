@@ -20,7 +20,10 @@ class GearDbTest : public ::testing::Test {
   }
   // st13125nm007 (GearDB's drive) at 1/256: 1 MiB zones; 96 of them.
   void WriteConfig(const std::string& scheme) {
-    config_ = absl::StrCat(::testing::TempDir(), "/zs_geardb_db_test.json");
+    // One file per test: ctest runs them in parallel.
+    config_ = absl::StrCat(::testing::TempDir(), "/zs_geardb_db_test_",
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name(),
+                           ".json");
     std::ofstream out(config_);
     out << R"({"devices": ["emu:st13125nm007?zones=96&scale=1/256&timing=none"],)"
         << R"( "scheme": )" << scheme << "}";
@@ -109,6 +112,40 @@ TEST_F(GearDbTest, RandomOverwritesNeverRunGcNorFailForSpaceAndAllReadBackAfterR
   Overwrite(db->get(), PartsOf(**db)->gear_driver, 4000, 2000, 99, &model);
   CheckModel(db->get(), model);
   EXPECT_EQ(PartsOf(**db)->volume->gc_totals().runs, 0u);
+}
+
+// The driver tells its observer of every step it counts (zsbench logs them:
+// CompactFiles fires no listener event), with RocksDB's job info.
+TEST_F(GearDbTest, StepObserverSeesEveryCountedStep) {
+  WriteConfig(R"({"name": "geardb", "k": 4})");
+  auto db = OpenDb(config_, "/db", GearOptions());
+  ASSERT_TRUE(db.ok()) << db.status();
+  GearDriver* driver = PartsOf(**db)->gear_driver;
+  absl::Mutex mu;
+  std::map<std::string, int64_t> seen;
+  uint64_t output_bytes = 0;
+  driver->SetStepObserver([&](const policy::GearStep& step, uint64_t micros,
+                              const rocksdb::CompactionJobInfo& info) {
+    absl::MutexLock l(&mu);
+    ++seen[absl::StrCat("steps.", policy::GearStepName(step.kind))];
+    EXPECT_GT(micros, 0u);
+    EXPECT_EQ(info.output_level, step.output_level);
+    output_bytes += info.stats.total_output_bytes;
+  });
+  Model model;
+  Overwrite(db->get(), driver, 20000, 2000, 7, &model);
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(driver->RunUntilIdle().ok());
+  driver->SetStepObserver(nullptr);
+  std::map<std::string, int64_t> counted;
+  for (const auto& [name, n] : PartsOf(**db)->scheme->counters()) {
+    if (name.starts_with("steps.") && n > 0) counted[name] = n;
+  }
+  absl::MutexLock l(&mu);
+  EXPECT_EQ(seen, counted);
+  EXPECT_TRUE(seen.contains("steps.active"));
+  EXPECT_EQ(static_cast<int64_t>(output_bytes),
+            PartsOf(**db)->scheme->counters().at("compaction_output_bytes"));
 }
 
 }  // namespace

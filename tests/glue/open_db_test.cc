@@ -92,6 +92,32 @@ TEST_F(OpenDbTest, ConfigFileAppliesRocksDbOptions) {
   EXPECT_EQ(Get(**db, "a"), "b");
 }
 
+// GearDB's LLC baseline (docs/geardb.md): the log layout with zfs's GC and
+// RocksDB's round-robin compaction priority, all from the volume config;
+// zsbench's --rocksdb-option takes the same name and value.
+TEST_F(OpenDbTest, LlcConfigSetsRoundRobinCompaction) {
+  const std::string path = ::testing::TempDir() + "/zs_open_db_llc_test.json";
+  {
+    std::ofstream out(path);
+    out << R"({"devices": ["emu:st13125nm007?zones=40&scale=1/1024&timing=none"],
+               "scheme": "log", "gc": {"threshold": 0.2},
+               "rocksdb": {"compaction_pri": "kRoundRobin"}})";
+  }
+  {
+    auto db = OpenDb(path, "/llc");
+    ASSERT_TRUE(db.ok()) << db.status();
+    EXPECT_EQ((*db)->GetOptions().compaction_pri, rocksdb::kRoundRobin);
+    ASSERT_TRUE((*db)->Put(rocksdb::WriteOptions(), "a", "b").ok());
+    EXPECT_EQ(Get(**db, "a"), "b");
+  }
+  EXPECT_TRUE(Forget(kUriScheme + path).ok());
+  std::remove(path.c_str());
+  rocksdb::Options o;
+  ASSERT_TRUE(ApplyRocksDbOptions({{"compaction_pri", "kRoundRobin"}}, &o).ok());
+  EXPECT_EQ(o.compaction_pri, rocksdb::kRoundRobin);
+  EXPECT_FALSE(ApplyRocksDbOptions({{"compaction_pri", "kRoundRobins"}}, &o).ok());
+}
+
 TEST_F(OpenDbTest, BadInputsAreClearErrors) {
   auto relative = OpenDb(kUri, "db");
   EXPECT_EQ(relative.status().code(), absl::StatusCode::kInvalidArgument);

@@ -245,3 +245,136 @@ TEST(ZsbenchReportTest, ReadOnlyPhaseKeepsQlcPageReads) {
 
 }  // namespace
 }  // namespace zonestack::zsbench
+
+namespace zonestack::zsbench {
+namespace {
+
+// GearDB Fig. 11, 16 and 17: a checkpoint at every 1/80 of the phase's
+// operations, every zone at 1/4, 1/2, 3/4 and the end.
+TEST_F(ZsbenchRunnerTest, CheckpointsAtEqualSharesOfTheOperations) {
+  auto r = RunPhase(db_.get(), volume_.get(), stats_.get(), Phase("fillrandom", 1600, 1600, 2));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->checkpoints.size(), 80u);
+  for (size_t i = 0; i < 80; ++i) {
+    const Checkpoint& c = r->checkpoints[i];
+    EXPECT_EQ(c.ops, 20 * (i + 1));
+    EXPECT_EQ(c.zones.empty(), (i + 1) % 20 != 0) << i;
+    if (i > 0) {
+      EXPECT_GE(c.t, r->checkpoints[i - 1].t);
+      EXPECT_GE(c.device_write_bytes, r->checkpoints[i - 1].device_write_bytes);
+    }
+  }
+  EXPECT_GT(r->checkpoints.back().device_write_bytes, 0u);
+  ASSERT_EQ(r->checkpoints.back().zones.size(), 1u);  // one device
+  uint64_t valid = 0;
+  for (const ZoneUse& z : r->checkpoints.back().zones[0]) {
+    EXPECT_LE(z.valid_bytes, z.written_bytes);
+    EXPECT_LE(z.written_bytes, z.capacity);
+    valid += z.valid_bytes;
+  }
+  EXPECT_GT(valid, 0u);
+  const nlohmann::json j = ToJson({{"zns", kUri, {*r}}}, {});
+  const auto& cps = j["schemes"][0]["phases"][0]["checkpoints"];
+  ASSERT_EQ(cps.size(), 80u);
+  EXPECT_FALSE(cps[0].contains("zones"));
+  const auto& zones = cps[79]["zones"][0];
+  EXPECT_GT(zones["space_efficiency"].get<double>(), 0.0);
+  EXPECT_LE(zones["space_efficiency"].get<double>(), 1.0);
+  EXPECT_EQ(zones["zones"][0].size(), 4u);  // group, valid, written, capacity
+}
+
+TEST_F(ZsbenchRunnerTest, FewerOperationsThanCheckpointsStillReachEveryOne) {
+  auto r = RunPhase(db_.get(), volume_.get(), stats_.get(), Phase("fillrandom", 10, 10, 1));
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->checkpoints.size(), 80u);
+  EXPECT_EQ(r->checkpoints.front().ops, 1u);
+  EXPECT_EQ(r->checkpoints.back().ops, 10u);
+  EXPECT_FALSE(r->checkpoints.back().zones.empty());
+}
+
+// RocksDB's own compactions reach the log through its listener; the phase
+// keeps those that completed during it.
+TEST(ZsbenchCompactionLogTest, RocksDbCompactionsOfThePhaseAreLogged) {
+  constexpr char kLogUri[] = "zonestack://emu:zn540?zones=33&scale=1/256&timing=none";
+  auto log = std::make_shared<CompactionLog>();
+  rocksdb::Options o;
+  o.write_buffer_size = 64 << 10;
+  o.target_file_size_base = 64 << 10;
+  o.max_bytes_for_level_base = 256 << 10;
+  o.level0_file_num_compaction_trigger = 2;
+  o.listeners.push_back(CompactionLog::Listener(log));
+  {
+    auto db = rocks::OpenDb(kLogUri, "/db", o);
+    ASSERT_TRUE(db.ok()) << db.status();
+    auto volume = *rocks::FindVolume(kLogUri);
+    auto r = RunPhase(db->get(), volume.get(), nullptr, Phase("fillrandom", 20000, 20000, 1),
+                      log.get());
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_TRUE(r->has_compaction_log);
+    ASSERT_FALSE(r->compactions.empty());
+    uint64_t written = 0;
+    for (const CompactionRecord& c : r->compactions) {
+      EXPECT_FALSE(c.gear);
+      EXPECT_TRUE(c.kind == "l0_files" || c.kind == "level_size") << c.kind;
+      written += c.output_bytes;
+    }
+    EXPECT_GT(written, 0u);
+    // A second phase sees only its own (background compactions may still
+    // end between the phases, so at most what the log gained).
+    const size_t before = log->size();
+    auto idle = RunPhase(db->get(), volume.get(), nullptr, Phase("readrandom", 20000, 10, 1),
+                         log.get());
+    ASSERT_TRUE(idle.ok());
+    EXPECT_LE(idle->compactions.size(), log->size() - before);
+  }
+  EXPECT_TRUE(rocks::Forget(kLogUri).ok());
+}
+
+CompactionRecord Record(const std::string& kind, uint64_t micros, bool gear, bool trivial = false) {
+  CompactionRecord r;
+  r.kind = kind;
+  r.micros = micros;
+  r.gear = gear;
+  r.trivial = trivial;
+  r.input_bytes = 10;
+  r.output_bytes = 20;
+  return r;
+}
+
+// GearDB's unit is the gear compaction: a step and the passive steps that
+// cascade from it (3.3). A RocksDB compaction is one on its own; trivial
+// moves are counted apart.
+TEST(ZsbenchCompactionLogTest, PassiveStepsJoinTheGearCompactionBeforeThem) {
+  const nlohmann::json j = CompactionsJson(
+      {Record("active", 100, true), Record("passive", 50, true), Record("passive", 30, true),
+       Record("window", 200, true), Record("level_size", 1000, false),
+       Record("level_size", 5, false, /*trivial=*/true)});
+  EXPECT_EQ(j["count"], 5);
+  EXPECT_EQ(j["trivial_moves"], 1);
+  EXPECT_DOUBLE_EQ(j["seconds"].get<double>(), 1380e-6);
+  EXPECT_EQ(j["input_bytes"], 50);
+  EXPECT_EQ(j["by_kind"]["passive"], 2);
+  EXPECT_EQ(j["by_kind"]["level_size"], 1);
+  EXPECT_EQ(j["chains"]["count"], 3);  // active+2 passive, window, the RocksDB one
+  EXPECT_DOUBLE_EQ(j["chains"]["latency"]["mean_us"].get<double>(), (180.0 + 200 + 1000) / 3);
+  EXPECT_EQ(j["latency"]["count"], 5);
+  EXPECT_EQ(j["latency"]["max_us"], 1000);
+  ASSERT_EQ(j["log"].size(), 5u);
+  EXPECT_EQ(j["log"][0][4], "active");
+}
+
+TEST(ZsbenchCompactionLogTest, AMoveWhoseOutputsAreItsInputsIsTrivial) {
+  rocksdb::CompactionJobInfo info;
+  info.input_files = {"/db/000012.sst"};
+  info.output_files = {"/db/000012.sst"};
+  info.compaction_reason = rocksdb::CompactionReason::kLevelMaxLevelSize;
+  EXPECT_TRUE(FromJobInfo(info).trivial);
+  EXPECT_EQ(FromJobInfo(info).kind, "level_size");
+  info.output_files = {"/db/000013.sst"};
+  info.stats.elapsed_micros = 7;
+  EXPECT_FALSE(FromJobInfo(info).trivial);
+  EXPECT_EQ(FromJobInfo(info).micros, 7u);
+}
+
+}  // namespace
+}  // namespace zonestack::zsbench

@@ -285,6 +285,9 @@ absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::strin
     extra[p.first] = p.second;
   }
   if (auto s = zs::rocks::ApplyRocksDbOptions(extra, &options); !s.ok()) return s;
+  // Every compaction, RocksDB's and the gear driver's (GearDB Fig. 15).
+  auto compactions = std::make_shared<zs::zsbench::CompactionLog>();
+  options.listeners.push_back(zs::zsbench::CompactionLog::Listener(compactions));
   std::unique_ptr<rocksdb::DB> db;
   std::shared_ptr<zs::zfs::Volume> vol;
   const bool posix = volume.starts_with("posix:");
@@ -303,6 +306,18 @@ absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::strin
     db = std::move(*d);
     auto v = zs::rocks::FindVolume(volume);
     if (v.ok()) vol = *v;
+    if (auto parts = zs::rocks::PartsOf(*db); parts && parts->gear_driver) {
+      parts->gear_driver->SetStepObserver(
+          [compactions](const zs::policy::GearStep& step, uint64_t micros,
+                        const rocksdb::CompactionJobInfo& info) {
+            zs::zsbench::CompactionRecord r = zs::zsbench::FromJobInfo(info);
+            r.micros = micros;  // the whole CompactFiles call, as the driver timed it
+            r.kind = zs::policy::GearStepName(step.kind);
+            r.gear = true;
+            r.trivial = false;  // CompactFiles always rewrites
+            compactions->Add(std::move(r));
+          });
+    }
   }
   for (const PhaseSpec& spec : phases) {
     if (spec.name == "settle") {
@@ -313,7 +328,8 @@ absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::strin
       result.phases.push_back(std::move(settled));
       continue;
     }
-    auto r = zs::zsbench::RunPhase(db.get(), vol.get(), options.statistics.get(), spec);
+    auto r = zs::zsbench::RunPhase(db.get(), vol.get(), options.statistics.get(), spec,
+                                   compactions.get());
     if (!r.ok()) return r.status();
     if (!posix) r->scheme = SchemeState(*db);
     r->cell_migration = CellMigrationState(vol.get());

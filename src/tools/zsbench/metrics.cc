@@ -92,6 +92,15 @@ std::vector<std::vector<double>> ZoneUtilization(const zfs::Volume& volume) {
   return out;
 }
 
+std::vector<std::vector<ZoneUse>> WrittenZones(const zfs::Volume& volume) {
+  std::vector<std::vector<ZoneUse>> out(volume.devices().size());
+  for (const zfs::ZoneReport& z : volume.Zones()) {
+    if (z.role != zfs::ZoneRole::kData || z.written_bytes == 0) continue;
+    out[z.device].push_back({z.group, z.valid_bytes, z.written_bytes, z.zone.capacity});
+  }
+  return out;
+}
+
 VolumeSample SampleVolume(const zfs::Volume& volume, double t,
                           const std::map<std::string, int>& levels) {
   VolumeSample s;

@@ -76,4 +76,15 @@ VolumeSample SampleVolume(const zfs::Volume& volume, double t,
 // Valid fraction of every written data zone, per device (GearDB Fig. 4/17).
 std::vector<std::vector<double>> ZoneUtilization(const zfs::Volume& volume);
 
+// One written data zone: its placement group (what a group holds is the
+// scheme's: for geardb and log, 0 the WAL, 1 the MANIFEST and other files,
+// 2 + n SSTs of level n; docs/geardb.md), its live and written bytes and
+// its capacity.
+struct ZoneUse {
+  uint32_t group = 0;
+  uint64_t valid_bytes = 0, written_bytes = 0, capacity = 0;
+};
+// Every written data zone, per device, in zone order.
+std::vector<std::vector<ZoneUse>> WrittenZones(const zfs::Volume& volume);
+
 }  // namespace zonestack::zsbench

@@ -50,6 +50,35 @@ nlohmann::json CountersJson(const device::IoCounters& c) {
           {"write_ops", c.write_ops}, {"write_bytes", c.write_bytes}};
 }
 
+// Per device: the share of written data zones' capacity holding live data
+// (GearDB's space efficiency), and every zone as [group, valid bytes,
+// written bytes, capacity].
+nlohmann::json ZonesJson(const std::vector<std::vector<ZoneUse>>& devices) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const std::vector<ZoneUse>& zones : devices) {
+    uint64_t valid = 0, capacity = 0;
+    nlohmann::json list = nlohmann::json::array();
+    for (const ZoneUse& z : zones) {
+      valid += z.valid_bytes;
+      capacity += z.capacity;
+      list.push_back({z.group, z.valid_bytes, z.written_bytes, z.capacity});
+    }
+    out.push_back({{"space_efficiency", capacity ? double(valid) / double(capacity) : 0.0},
+                   {"zones", list}});
+  }
+  return out;
+}
+
+nlohmann::json CheckpointJson(const Checkpoint& c) {
+  nlohmann::json j = {{"ops", c.ops},
+                      {"t", c.t},
+                      {"device_write_bytes", c.device_write_bytes},
+                      {"gc_bytes", c.gc_bytes},
+                      {"gc_seconds", c.gc_seconds}};
+  if (!c.zones.empty()) j["zones"] = ZonesJson(c.zones);
+  return j;
+}
+
 nlohmann::json PhaseJson(const PhaseResult& p) {
   nlohmann::json j;
   j["name"] = p.name;
@@ -124,6 +153,9 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
   j["scheme"] = p.scheme;
   if (!p.cell_migration.is_null()) j["cell_migration"] = p.cell_migration;
   if (!p.gc.is_null()) j["gc"] = p.gc;
+  j["checkpoints"] = nlohmann::json::array();
+  for (const Checkpoint& c : p.checkpoints) j["checkpoints"].push_back(CheckpointJson(c));
+  if (p.has_compaction_log) j["compactions"] = CompactionsJson(p.compactions);
   return j;
 }
 

@@ -79,10 +79,24 @@ uint64_t BackgroundErrors(rocksdb::DB* db) {
   return n;
 }
 
+uint64_t DeviceWriteBytes(const zfs::Volume* volume) {
+  uint64_t n = 0;
+  if (volume) {
+    for (const auto& d : volume->devices()) n += d->Stats().Total().write_bytes;
+  }
+  return n;
+}
+
 // Everything client threads share in a phase.
 struct PhaseState {
   const PhaseSpec* spec;
   rocksdb::DB* db;
+  const zfs::Volume* volume = nullptr;
+  uint64_t write_bytes_before = 0;
+  // One slot per checkpoint; each is written once, by the thread that
+  // finished the operation reaching it, and read after the threads joined.
+  std::vector<Checkpoint> checkpoints;
+  std::vector<char> reached;
   std::atomic<uint64_t> issued{0};    // operations handed out
   std::atomic<uint64_t> finished{0};  // operations done, measured or not
   std::atomic<uint64_t> measured{0};  // operations done after the warm-up
@@ -93,6 +107,28 @@ struct PhaseState {
     if (stop) return false;
     *seq = issued.fetch_add(1);
     return *seq < spec->ops;
+  }
+  // Records the checkpoints that operation number `n` (1-based, in the
+  // order operations finished) reaches: checkpoint i (1-based) at
+  // ceil(i * ops / count) operations.
+  void Finished(uint64_t n) {
+    const uint64_t count = checkpoints.size();
+    if (count == 0 || spec->ops == 0 || n > spec->ops) return;
+    const uint64_t first = (n - 1) * count / spec->ops + 1, last = n * count / spec->ops;
+    for (uint64_t i = first; i <= last; ++i) {
+      Checkpoint& c = checkpoints[i - 1];
+      c.ops = n;
+      c.t = Since(start);
+      c.device_write_bytes = DeviceWriteBytes(volume) - write_bytes_before;
+      if (volume) {
+        const zfs::GcTotals gc = volume->gc_totals();
+        c.gc_bytes = gc.bytes_relocated;
+        c.gc_seconds = static_cast<double>(gc.busy_ns) / 1e9;
+        const uint64_t zones = static_cast<uint64_t>(std::max(0, spec->zone_checkpoints));
+        if (zones > 0 && (i * zones) % count == 0) c.zones = WrittenZones(*volume);
+      }
+      reached[i - 1] = 1;
+    }
   }
 };
 
@@ -116,7 +152,7 @@ class Client {
         out->latency[type].Record(static_cast<uint64_t>(ns.count()));
         s_->measured.fetch_add(1);
       }
-      s_->finished.fetch_add(1);
+      s_->Finished(s_->finished.fetch_add(1) + 1);
     }
   }
 
@@ -268,7 +304,8 @@ absl::StatusOr<PhaseSpec> PhaseByName(const std::string& name) {
 }
 
 absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
-                                     rocksdb::Statistics* stats, const PhaseSpec& spec) {
+                                     rocksdb::Statistics* stats, const PhaseSpec& spec,
+                                     const CompactionLog* compactions) {
   std::unique_ptr<bench::SharedWorkloadState> shared;
   std::vector<std::unique_ptr<bench::OperationChooser>> choosers(spec.threads);
   if (spec.dbbench == DbBenchOp::kNone) {
@@ -293,9 +330,17 @@ absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
   }
 
   const uint64_t background_errors_before = BackgroundErrors(db);
+  const size_t compactions_before = compactions ? compactions->size() : 0;
   PhaseState state;
   state.spec = &spec;
   state.db = db;
+  state.volume = volume;
+  state.write_bytes_before = DeviceWriteBytes(volume);
+  // readseq stops at the DB's end, not at a known count.
+  if (spec.dbbench != DbBenchOp::kReadSeq) {
+    state.checkpoints.resize(static_cast<size_t>(std::max(0, spec.checkpoints)));
+    state.reached.assign(state.checkpoints.size(), 0);
+  }
   state.start = Clock::now();
   std::vector<ThreadResult> per_thread(spec.threads);
   std::vector<std::thread> threads;
@@ -372,6 +417,13 @@ absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
     for (const auto& [kind, n] : r.errors_by_kind) result.errors_by_kind[kind] += n;
   }
   result.background_errors = BackgroundErrors(db) - background_errors_before;
+  for (size_t i = 0; i < state.checkpoints.size(); ++i) {
+    if (state.reached[i]) result.checkpoints.push_back(std::move(state.checkpoints[i]));
+  }
+  if (compactions) {
+    result.has_compaction_log = true;
+    result.compactions = compactions->Since(compactions_before);
+  }
   if (volume) {
     for (size_t i = 0; i < volume->devices().size(); ++i) {
       const auto& d = volume->devices()[i];

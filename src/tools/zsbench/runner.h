@@ -15,6 +15,7 @@
 #include "bench/workloads.h"
 #include "rocksdb/db.h"
 #include "rocksdb/statistics.h"
+#include "tools/zsbench/compactions.h"
 #include "tools/zsbench/metrics.h"
 #include "zfs/volume.h"
 
@@ -34,12 +35,28 @@ struct PhaseSpec {
   uint64_t seed = 1;
   double sample_interval = 1.0;  // seconds between samples
   bool progress = false;         // a progress line on stderr
+  // Points at equal shares of `ops` where the phase is recorded (GearDB
+  // Fig. 11 and 16: every 1/80 of the load), and how many of them, evenly
+  // spaced, also record every zone (Fig. 17: 1/4, 1/2, 3/4 and the end).
+  int checkpoints = 80;
+  int zone_checkpoints = 4;
 };
 
 // Looks `name` up: db_bench names, YCSB and HHZS workloads (bench::WorkloadByName),
 // "mix:READS:SKEW" (read ratio and zipf skew, the HHZS mixes). InvalidArgument
 // lists the valid names.
 absl::StatusOr<PhaseSpec> PhaseByName(const std::string& name);
+
+// The phase when a share of its operations had finished.
+struct Checkpoint {
+  uint64_t ops = 0;   // operations finished (warm-up included)
+  double t = 0;       // seconds since the phase started
+  uint64_t device_write_bytes = 0;  // all devices, since the phase started
+  uint64_t gc_bytes = 0;            // relocated by zfs's GC, since mount
+  double gc_seconds = 0;            // in GC runs, since mount
+  // Only at zone checkpoints: per device, every written data zone.
+  std::vector<std::vector<ZoneUse>> zones;
+};
 
 struct PhaseResult {
   std::string name;
@@ -70,6 +87,12 @@ struct PhaseResult {
   nlohmann::json cell_migration;
   // The volume's GC runs since mount (zfs's GcTotals); null for posix.
   nlohmann::json gc;
+  // Those reached of spec.checkpoints, in order (a phase cut short by its
+  // time limit reaches fewer).
+  std::vector<Checkpoint> checkpoints;
+  // The compactions that completed during the phase, if a log was given.
+  std::vector<CompactionRecord> compactions;
+  bool has_compaction_log = false;
 
   double ops_per_second() const { return seconds > 0 ? ops / seconds : 0; }
   // Device bytes written over user bytes written; 0 without devices.
@@ -81,8 +104,10 @@ struct PhaseResult {
 std::string ErrorKind(const rocksdb::Status& status);
 
 // Runs `spec` on `db`. `volume` (may be null) is sampled; `stats` (may be
-// null) gives RocksDB's tickers.
+// null) gives RocksDB's tickers; `compactions` (may be null) is the DB's
+// compaction log, whose records of the phase the result keeps.
 absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
-                                     rocksdb::Statistics* stats, const PhaseSpec& spec);
+                                     rocksdb::Statistics* stats, const PhaseSpec& spec,
+                                     const CompactionLog* compactions = nullptr);
 
 }  // namespace zonestack::zsbench
