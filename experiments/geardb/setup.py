@@ -124,6 +124,13 @@ def rocksdb_options(s):
         "max_background_jobs": s["bg_jobs"],
         "max_subcompactions": 1,
         "compression": "kNoCompression",
+        # The paper keeps LevelDB's info LOG and metadata off the shingled
+        # zones; here they share the disk, so they are capped at a quarter
+        # zone each (RocksDB's LOG otherwise grows without bound, and its
+        # MANIFEST up to 1 GB, each sync padded to a block).
+        "max_log_file_size": zone_bytes(s) // 4,
+        "keep_log_file_num": 2,
+        "max_manifest_file_size": zone_bytes(s) // 4,
     }
 
 

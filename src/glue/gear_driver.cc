@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "glue/status_map.h"
@@ -22,19 +23,32 @@ namespace {
 // failed with Aborted, or levels grown by a flush it was not told of).
 constexpr absl::Duration kPollPeriod = absl::Milliseconds(100);
 
-// Wakes the driver when a flush completes: a step may be due.
+// Wakes the driver when a flush completes: a step may be due. It is also
+// LevelDB's write stop, which RocksDB drops with automatic compactions
+// off: while L0 holds level0_stop_writes_trigger SSTs, the flush that
+// made them waits here, on RocksDB's flush thread, so the MemTables fill
+// and RocksDB stalls the writers until the driver's active compaction
+// empties L0 (`hold` returns when it may go on).
 class WakeListener : public rocksdb::EventListener {
  public:
-  explicit WakeListener(std::function<void()> wake) : wake_(std::move(wake)) {}
+  WakeListener(std::function<void()> wake, std::function<void(rocksdb::DB*)> hold)
+      : wake_(std::move(wake)), hold_(std::move(hold)) {}
   const char* Name() const override { return "ZoneStackGearWake"; }
   // Empty, so the OPTIONS files RocksDB writes leave it out (as the hint
   // listener's): re-read, the name would make nothing.
   std::string GetId() const override { return ""; }
-  void OnFlushCompleted(rocksdb::DB*, const rocksdb::FlushJobInfo&) override { wake_(); }
+  void OnFlushCompleted(rocksdb::DB* db, const rocksdb::FlushJobInfo&) override {
+    wake_();
+    hold_(db);
+  }
 
  private:
   const std::function<void()> wake_;
+  const std::function<void(rocksdb::DB*)> hold_;
 };
+
+// How often a held flush looks at L0 again.
+constexpr absl::Duration kHoldPeriod = absl::Milliseconds(2);
 
 }  // namespace
 
@@ -48,12 +62,35 @@ GearDriver::~GearDriver() { Stop(); }
 
 std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
   std::weak_ptr<Signal> signal = signal_;
-  return std::make_shared<WakeListener>([signal] {
+  auto wake = [signal] {
     if (auto s = signal.lock()) {
       absl::MutexLock l(&s->mu);
       s->wake = true;
     }
-  });
+  };
+  auto hold = [signal](rocksdb::DB* db) {
+    uint64_t stop = static_cast<uint64_t>(std::max(0, db->GetOptions().level0_stop_writes_trigger));
+    bool counted = false;
+    while (stop > 0) {
+      // A string property: GetIntProperty does not know it.
+      std::string text;
+      uint64_t l0 = 0;
+      if (!db->GetProperty("rocksdb.num-files-at-level0", &text) || !absl::SimpleAtoi(text, &l0) ||
+          l0 < stop) {
+        return;
+      }
+      auto s = signal.lock();
+      if (!s) return;
+      absl::MutexLock l(&s->mu);
+      // Not before the driver runs, nor once it stops: nothing would empty L0.
+      if (!s->started || s->stop) return;
+      if (!counted) ++s->write_stops;
+      counted = true;
+      auto stopping = [&s]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return s->stop; };
+      s->mu.AwaitWithTimeout(absl::Condition(&stopping), kHoldPeriod);
+    }
+  };
+  return std::make_shared<WakeListener>(wake, hold);
 }
 
 void GearDriver::Start(rocksdb::DB* db) {
@@ -64,6 +101,10 @@ void GearDriver::Start(rocksdb::DB* db) {
       .base_bytes = o.max_bytes_for_level_base,
       .multiplier = o.max_bytes_for_level_multiplier,
       .num_levels = o.num_levels};
+  {
+    absl::MutexLock l(&signal_->mu);
+    signal_->started = true;
+  }
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -164,6 +205,10 @@ GearDriver::Snapshot GearDriver::Take() {
   counters_->Set("zones_released", static_cast<int64_t>(windows_.zones_released()));
   counters_->Set("windows_released", static_cast<int64_t>(windows_.windows_released()));
   counters_->Set("windows_formed", static_cast<int64_t>(windows_.windows_formed()));
+  {
+    absl::MutexLock l(&signal_->mu);
+    counters_->Set("write_stops", static_cast<int64_t>(signal_->write_stops));
+  }
   return snap;
 }
 

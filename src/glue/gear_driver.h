@@ -96,6 +96,9 @@ class GearDriver {
     absl::Mutex mu;
     bool wake ABSL_GUARDED_BY(mu) = false;
     bool stop ABSL_GUARDED_BY(mu) = false;
+    bool started ABSL_GUARDED_BY(mu) = false;
+    // Flushes the listener held at L0's stop trigger (LevelDB's write stop).
+    uint64_t write_stops ABSL_GUARDED_BY(mu) = 0;
     absl::Status last_error ABSL_GUARDED_BY(mu);
   };
   const std::shared_ptr<Signal> signal_ = std::make_shared<Signal>();

@@ -148,5 +148,34 @@ TEST_F(GearDbTest, StepObserverSeesEveryCountedStep) {
             PartsOf(**db)->scheme->counters().at("compaction_output_bytes"));
 }
 
+// LevelDB's write stop, which RocksDB drops with automatic compactions
+// off: a burst of puts with only the driver's thread compacting never
+// leaves more than level0_stop_writes_trigger SSTs in L0 (the flush that
+// reaches it waits), and every key reads back.
+TEST_F(GearDbTest, WritesStopAtTheL0StopTrigger) {
+  WriteConfig(R"({"name": "geardb", "k": 4})");
+  rocksdb::Options o = GearOptions();
+  o.level0_slowdown_writes_trigger = 6;
+  o.level0_stop_writes_trigger = 6;
+  auto db = OpenDb(config_, "/db", o);
+  ASSERT_TRUE(db.ok()) << db.status();
+  Model model;
+  uint64_t most = 0;
+  for (int i = 0; i < 600; ++i) {
+    Fill(db->get(), 50, 1024, 4000, 1000 + i, &model);
+    rocksdb::ColumnFamilyMetaData meta;
+    (*db)->GetColumnFamilyMetaData(&meta);
+    most = std::max<uint64_t>(most, meta.levels[0].files.size());
+  }
+  ASSERT_FALSE(HasFailure());
+  EXPECT_LE(most, 6u);
+  ASSERT_TRUE(PartsOf(**db)->gear_driver->RunUntilIdle().ok());
+  const auto counters = PartsOf(**db)->scheme->counters();
+  std::cout << "most L0 SSTs seen: " << most << ", write stops: "
+            << (counters.contains("write_stops") ? counters.at("write_stops") : -1) << "\n";
+  EXPECT_GT(counters.at("write_stops"), 0) << "the writers never outran the driver";
+  CheckModel(db->get(), model);
+}
+
 }  // namespace
 }  // namespace zonestack::rocks
