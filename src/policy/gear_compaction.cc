@@ -129,17 +129,23 @@ const char* GearStepName(GearStep::Kind kind) {
   return "?";
 }
 
-std::optional<GearStep> PlanStep(const GearLevels& levels, const GearWindows& windows,
-                                 const GearLimits& limits, const GearOptions& /*options*/) {
-  const int last = limits.num_levels - 1;
-  if (!levels.empty() && levels[0].size() >= limits.l0_trigger && last >= 1) {
-    GearStep step{.kind = GearStep::Kind::kActive, .input_level = 0, .output_level = 1};
-    for (const GearSst& s : levels[0]) {
-      if (s.being_compacted) return std::nullopt;  // the driver runs one step at a time
-      step.inputs.push_back(s.number);
-    }
-    return step;
+namespace {
+
+std::optional<GearStep> ActiveStep(const GearLevels& levels, const GearLimits& limits) {
+  if (levels.empty() || levels[0].size() < limits.l0_trigger || limits.num_levels < 2) {
+    return std::nullopt;
   }
+  GearStep step{.kind = GearStep::Kind::kActive, .input_level = 0, .output_level = 1};
+  for (const GearSst& s : levels[0]) {
+    if (s.being_compacted) return std::nullopt;  // the driver runs one step at a time
+    step.inputs.push_back(s.number);
+  }
+  return step;
+}
+
+std::optional<GearStep> WindowStep(const GearLevels& levels, const GearWindows& windows,
+                                   const GearLimits& limits) {
+  const int last = limits.num_levels - 1;
   for (int level = 1; level < last && static_cast<size_t>(level) < levels.size(); ++level) {
     if (LevelBytes(levels, level) <= limits.Limit(level)) continue;
     // Window SSTs first; a level whose window holds none of them (not
@@ -174,6 +180,30 @@ std::optional<GearStep> PlanStep(const GearLevels& levels, const GearWindows& wi
     if (fallback) return fallback;
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<GearStep> PlanStep(const GearLevels& levels, const GearWindows& windows,
+                                 const GearLimits& limits, const GearOptions& /*options*/) {
+  // LevelDB's choice between L0 and the levels below (VersionSet::Finalize):
+  // the higher score, L0's SSTs over its trigger against the highest of a
+  // level's bytes over its limit, L0 first among equals. Taking L0 whenever
+  // it is at its trigger starves the levels below while writers keep it
+  // there: L1 grows without bound and every active step rewrites it.
+  const double l0_score =
+      levels.empty() ? 0.0 : static_cast<double>(levels[0].size()) / std::max(1u, limits.l0_trigger);
+  double level_score = 0;
+  for (int level = 1; level < limits.num_levels - 1 && static_cast<size_t>(level) < levels.size();
+       ++level) {
+    level_score = std::max(level_score, static_cast<double>(LevelBytes(levels, level)) /
+                                            static_cast<double>(std::max<uint64_t>(1, limits.Limit(level))));
+  }
+  if (level_score > l0_score) {
+    if (auto step = WindowStep(levels, windows, limits)) return step;
+  }
+  if (auto step = ActiveStep(levels, limits)) return step;
+  return WindowStep(levels, windows, limits);
 }
 
 std::vector<GearStep> PlanCascade(const GearLevels& levels, int level,

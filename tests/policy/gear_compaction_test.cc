@@ -110,6 +110,26 @@ TEST(GearPlanTest, L0AtItsTriggerIsAnActiveCompactionOfAllOfIt) {
   EXPECT_FALSE(PlanStep(levels, w, Limits(), {}).has_value());  // below the trigger, L1 within its limit
 }
 
+// LevelDB's choice: the higher score, L0's SSTs over its trigger or a
+// level's bytes over its limit. L0 at its trigger does not starve an L1
+// far over its limit.
+TEST(GearPlanTest, TheLevelFurthestOverItsLimitGoesFirst) {
+  GearWindows w({});
+  GearLevels levels = {{Sst(7, "a", "z"), Sst(8, "b", "c")},
+                       {Sst(3, "a", "m", 600), Sst(4, "n", "z", 600)}};  // 12x its limit
+  auto step = PlanStep(levels, w, Limits(), {});
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(step->input_level, 1);
+  EXPECT_EQ(step->output_level, 2);
+  // L0 at three times its trigger against L1 at 1.2 times its limit.
+  levels[0] = {Sst(7, "a", "z"), Sst(8, "b", "c"), Sst(9, "a", "b"), Sst(10, "c", "d"),
+               Sst(14, "e", "f"), Sst(15, "g", "h")};
+  levels[1] = {Sst(3, "a", "m", 60), Sst(4, "n", "z", 60)};
+  step = PlanStep(levels, w, Limits(), {});
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(step->kind, GearStep::Kind::kActive);
+}
+
 // L1 over its limit (3 x 40 > 100); L2's window holds SST 20 ("d".."e") only.
 struct Tree {
   GearLevels levels = {
