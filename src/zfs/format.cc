@@ -202,6 +202,10 @@ void EncodeOp(Encoder& e, const Op& op) {
     case OpType::kClearTail:
       e.U64(op.id);
       break;
+    case OpType::kSplitZone:
+      e.U32(op.device);
+      e.U32(op.zone);
+      break;
   }
 }
 
@@ -233,6 +237,10 @@ absl::StatusOr<Op> DecodeOp(Decoder& d) {
       break;
     case OpType::kClearTail:
       op.id = d.U64();
+      break;
+    case OpType::kSplitZone:
+      op.device = d.U32();
+      op.zone = d.U32();
       break;
     default:
       return absl::DataLossError("unknown operation in record");
@@ -448,6 +456,8 @@ std::string DescribeOp(const Op& op) {
       return absl::StrCat("set-tail id=", op.id, " device=", op.device, " offset=", op.offset);
     case OpType::kClearTail:
       return absl::StrCat("clear-tail id=", op.id);
+    case OpType::kSplitZone:
+      return absl::StrCat("split-zone device=", op.device, " zone=", op.zone);
   }
   return "?";
 }

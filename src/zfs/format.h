@@ -74,6 +74,11 @@ enum class OpType : uint8_t {
   // the zone, not from records. The last kSetTail of a file wins.
   kSetTail = 8,
   kClearTail = 9,  // the writer closed: nothing to walk
+  // Zone `device`:`zone` was split into subzones (SplitZNS 4.2). The device
+  // keeps the split itself; the op lets mount check that every extent in a
+  // subzone lies in a zone zfs split, and makes builds without subzones
+  // refuse the volume ("unknown operation in record").
+  kSplitZone = 10,
 };
 
 struct FileRecord {
@@ -92,7 +97,7 @@ struct Op {
   FileRecord file;   // kPutFile, kAppendFile (id, size, mtime, extents)
   uint64_t id = 0;   // kDeleteFile
   std::string path;  // kPutDir, kDeleteDir
-  uint32_t device = 0, zone = 0, group = 0;  // kSetZoneGroup, kSetPoolZoneGroup
+  uint32_t device = 0, zone = 0, group = 0;  // kSetZoneGroup, kSetPoolZoneGroup (kSplitZone: no group)
   // kSetTail: file `id`, device `device`, device offset `offset`.
   // kClearTail: file `id`.
   uint64_t offset = 0;

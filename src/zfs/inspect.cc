@@ -42,7 +42,9 @@ std::vector<ZoneReport> VolumeImpl::Zones() const {
     for (const device::ZoneInfo& zi : *zones) {
       const ZoneUse& z = members_[d].zones[zi.index];
       // The device's write pointer is the truth about what was written.
-      const uint64_t written = zi.state == device::ZoneState::kFull ? zi.capacity
+      // A split zone has no write pointer of its own: its subzones' sum.
+      const uint64_t written = zi.IsSplit() ? z.written
+                               : zi.state == device::ZoneState::kFull ? zi.capacity
                                : zi.type == device::ZoneType::kConventional
                                    ? 0
                                    : zi.write_pointer - zi.start;
@@ -119,7 +121,23 @@ std::vector<std::string> VolumeImpl::Check() const {
       if (in_zone + Physical(x) > z.capacity) {
         problem(name, ": extent at ", x.offset, " crosses the end of zone ", zone);
       }
-      if (zi.ok() && x.offset + Physical(x) > zi->write_pointer &&
+      if (zi.ok() && zi->IsSplit()) {
+        // In a split zone: below its subzone's write pointer, as the device
+        // reports it.
+        auto subs = m.dev->ReportSubzones(zone);
+        const int32_t slot = SubzoneSlot(x.device, x.offset);
+        if (!subs.ok() || slot < 0 || static_cast<size_t>(slot) >= subs->size()) {
+          problem(name, ": extent at ", x.offset, " in split zone ", zone,
+                  " whose subzones cannot be reported");
+        } else if (x.offset + Physical(x) > (*subs)[slot].write_pointer) {
+          problem(name, ": extent at device ", x.device, " offset ", x.offset, " ends beyond the ",
+                  "write pointer ", (*subs)[slot].write_pointer, " of subzone ", slot,
+                  " of zone ", zone, " (data lost)");
+        }
+        if (!split_logged_[x.device].contains(zone)) {
+          problem(name, ": extent in split zone ", zone, " which the log never split");
+        }
+      } else if (zi.ok() && x.offset + Physical(x) > zi->write_pointer &&
           zi->state != device::ZoneState::kFull && zi->state != device::ZoneState::kOffline) {
         problem(name, ": extent at device ", x.device, " offset ", x.offset, " ends beyond the ",
                 "write pointer ", zi->write_pointer, " of zone ", zone, " (data lost)");
@@ -158,6 +176,23 @@ std::vector<std::string> VolumeImpl::Check() const {
       }
       const uint64_t wp = zi->state == device::ZoneState::kFull ? zi->capacity
                                                                 : zi->write_pointer - zi->start;
+      if (zi->IsSplit() != z.split()) {
+        problem("device ", d, " zone ", zone, ": the device says it is ",
+                zi->IsSplit() ? "split" : "not split", ", zfs the opposite");
+        continue;
+      }
+      if (z.split()) {
+        auto subs = m.dev->ReportSubzones(zone);
+        for (size_t i = 0; subs.ok() && i < subs->size() && i < z.subzones.size(); ++i) {
+          const device::SubzoneInfo& si = (*subs)[i];
+          const SubzoneUse& s = z.subzones[i];
+          if (!s.leased && si.write_pointer - si.start != s.written) {
+            problem("device ", d, " zone ", zone, " subzone ", i, ": write pointer at ",
+                    si.write_pointer - si.start, " but zfs counts ", s.written, " bytes written");
+          }
+        }
+        continue;
+      }
       if (z.role == ZoneRole::kData && !z.leased && wp != z.written &&
           zi->type != device::ZoneType::kConventional) {
         problem("device ", d, " zone ", zone, ": write pointer at ", wp, " but zfs counts ",

@@ -63,6 +63,11 @@ struct DeviceView {
   uint64_t slc_written_bytes = 0;
   uint64_t native_written_bytes = 0;
   uint32_t active_native_zones = 0;
+  // Devices with subzones (SplitZNS 4.2, info->supports_subzones): zones
+  // zfs holds split, and empty subzones of split zones still open for
+  // writes (a new subzone needs no new split while there are some).
+  uint32_t split_zones = 0;
+  uint32_t free_subzones = 0;
 };
 
 struct PlacementDecision {
@@ -77,6 +82,13 @@ struct PlacementDecision {
   // The cell mode a new zone is opened in (HZNS, ZnH2 3.3.2); kNone: the
   // device's default (implicit opens). Ignored by devices without it.
   device::CellMode cell_mode = device::CellMode::kNone;
+  // Write the file into a subzone of its own (SplitZNS 4.3): one chip's
+  // share of a split zone, sized for one SST, reset when the file dies.
+  // zfs splits an empty zone when no split zone has an empty subzone, and
+  // falls back to a zone of `group` when it cannot (no empty zone, the
+  // active-zone budget) or the device has no subzones. A file larger than
+  // its subzone goes on in another one.
+  bool use_subzone = false;
 };
 
 // A background move of one file to another device (HHZS 3.4). zfs runs it

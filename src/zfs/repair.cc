@@ -51,7 +51,8 @@ void VolumeImpl::DropBrokenFiles(RepairReport* report) {
         if (z.role == ZoneRole::kLabel || z.role == ZoneRole::kMetadata) {
           why = absl::StrCat("an extent in a label or metadata zone (device ", x.device,
                              " offset ", x.offset, ")");
-        } else if (in_zone + Physical(x) > z.written) {
+        } else if (z.split() ? x.offset + Physical(x) > RegionAt(x.device, x.offset).write_pointer
+                             : in_zone + Physical(x) > z.written) {
           why = absl::StrCat("data at device ", x.device, " offset ", x.offset,
                              " beyond its zone's write pointer");
         }

@@ -39,8 +39,8 @@ absl::StatusOr<std::vector<Op>> VolumeImpl::RecoverTails(RepairReport* repair) {
     }
     const Member& m = members_[mark.device];
     const uint64_t bs = m.info.block_size;
-    const uint64_t zone_start = mark.offset / m.info.zone_size * m.info.zone_size;
-    const uint64_t wp = zone_start + m.zones[mark.offset / m.info.zone_size].written;
+    // The zone's write pointer, or in a split zone the subzone's.
+    const uint64_t wp = RegionAt(mark.device, mark.offset).write_pointer;
 
     // The chunk being walked starts at `start`; `crc` covers [start, block)
     // and `prev_crc` [start, block - bs), with `prev` the block before, for

@@ -217,6 +217,7 @@ VolumeImpl::VolumeImpl(std::vector<Member> members, const Label& label,
       mover_(*this) {
   for (const Member& m : members_) devices_.push_back(m.dev);
   flush_pending_.assign(members_.size(), false);
+  split_logged_.resize(members_.size());
 }
 
 VolumeImpl::~VolumeImpl() {
@@ -262,6 +263,9 @@ absl::Status VolumeImpl::Recover(bool read_only, RepairReport* repair) {
         z.role = ZoneRole::kLabel;  // not for data: zfs writes sequentially
       }
     }
+    // Split zones (SplitZNS 4.2): the device keeps the split across power
+    // cuts; zfs learns each subzone's write pointer.
+    if (auto s = LoadSubzones(d); !s.ok()) return s;
   }
   Member& meta = members_[label_.meta_device];
   for (uint32_t z : label_.meta_zones) meta.zones[z].role = ZoneRole::kMetadata;
@@ -290,11 +294,17 @@ absl::Status VolumeImpl::Recover(bool read_only, RepairReport* repair) {
                                                 " has an extent outside the volume"));
       }
       const ZoneUse& z = members_[x.device].zones[ZoneOf(x)];
-      const uint64_t in_zone = x.offset % members_[x.device].info.zone_size;
-      if (!read_only && in_zone + Physical(x) > z.written) {
+      if (z.split() && !split_logged_[x.device].contains(ZoneOf(x))) {
         return absl::DataLossError(absl::StrCat(
             "file ", f->names.empty() ? "?" : f->names[0], " has data at device ", x.device,
-            " offset ", x.offset, " beyond its zone's write pointer: data was lost"));
+            " offset ", x.offset, " in split zone ", ZoneOf(x),
+            ", which the metadata log never split"));
+      }
+      if (!read_only && x.offset + Physical(x) > RegionAt(x.device, x.offset).write_pointer) {
+        return absl::DataLossError(absl::StrCat(
+            "file ", f->names.empty() ? "?" : f->names[0], " has data at device ", x.device,
+            " offset ", x.offset, " beyond its ", z.split() ? "subzone" : "zone",
+            "'s write pointer: data was lost"));
       }
       AddValid(x);
     }
@@ -317,6 +327,13 @@ absl::Status VolumeImpl::Recover(bool read_only, RepairReport* repair) {
         u.pool = false;
       }
       if (u.pool) ++m.pool_zones;
+      if (u.split()) {
+        // Neither empty nor partial: its subzones are its own (subzones.cc);
+        // ResetDeadZones resets the dead ones and merges an empty one.
+        u.role = ZoneRole::kData;
+        m.maybe_dead.insert(z);
+        continue;
+      }
       if (u.role == ZoneRole::kData && u.valid == 0) m.maybe_dead.insert(z);
       if (u.written == 0) {
         // Opened in another mode (HZNS QLC) and never written before the
@@ -356,6 +373,9 @@ absl::Status VolumeImpl::Recover(bool read_only, RepairReport* repair) {
       m.zones[z].written = m.zones[z].capacity;
       m.partial.erase(z);
     }
+  }
+  for (uint32_t d = 0; d < members_.size(); ++d) {
+    if (auto s = FinishOrphanSubzones(d); !s.ok()) return s;
   }
   // A repair writes a fresh log of the whole state instead.
   if (!tail_ops->empty() && !repair) {
@@ -402,6 +422,9 @@ void VolumeImpl::Apply(const Op& op) {
       break;
     case OpType::kClearTail:
       if (auto it = files_.find(op.id); it != files_.end()) it->second->tail.reset();
+      break;
+    case OpType::kSplitZone:
+      if (op.device < split_logged_.size()) split_logged_[op.device].insert(op.zone);
       break;
   }
 }
@@ -475,7 +498,9 @@ void VolumeImpl::AppendExtent(std::vector<Extent>& extents, const Extent& x) con
     Extent& last = extents.back();
     const uint64_t bs = members_[x.device].info.block_size;
     if (last.device == x.device && last.offset + last.length == x.offset &&
-        last.length % bs == 0 && ZoneOf(last) == ZoneOf(x)) {
+        last.length % bs == 0 && ZoneOf(last) == ZoneOf(x) &&
+        // A subzone is written alone: an extent never spans two.
+        SubzoneSlot(x.device, last.offset) == SubzoneSlot(x.device, x.offset)) {
       last.crc = CombineCrc(last.crc, x.crc, x.length);
       last.length += x.length;
       return;
@@ -519,9 +544,11 @@ std::vector<Op> VolumeImpl::Snapshot() const {
     for (uint32_t z = 0; z < m.zones.size(); ++z) {
       const ZoneUse& u = m.zones[z];
       // Full zones need their group no more, but pool zones stay counted.
-      if (u.role == ZoneRole::kData && u.group != kNoGroup && (!u.full() || u.pool)) {
+      if (u.role == ZoneRole::kData && u.group != kNoGroup && (!u.full() || u.pool) &&
+          !u.split()) {
         ops.push_back(ZoneGroupOp(d, z, u.group, u.pool));
       }
+      if (u.split()) ops.push_back({.type = OpType::kSplitZone, .device = d, .zone = z});
     }
   }
   return ops;
@@ -546,7 +573,8 @@ absl::Status VolumeImpl::Commit(std::vector<Op> ops, bool durable) {
   if (!s.ok()) {
     // Keep the zone groups for the next record.
     for (Op& op : all) {
-      if (op.type == OpType::kSetZoneGroup || op.type == OpType::kSetPoolZoneGroup) {
+      if (op.type == OpType::kSetZoneGroup || op.type == OpType::kSetPoolZoneGroup ||
+          op.type == OpType::kSplitZone) {
         pending_.push_back(std::move(op));
       }
     }

@@ -95,6 +95,18 @@ struct FileMeta {
   FileRecord ToRecord() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 };
 
+// One subzone of a split zone (SplitZNS 4.2): one chip's share of the
+// zone, written by one writer at a time, finished when it closes, reset
+// when its last live extent dies (subzones.cc).
+struct SubzoneUse {
+  uint64_t written = 0;   // bytes from the subzone start to its write pointer
+  uint64_t valid = 0;     // bytes held by live extents (rounded to blocks)
+  bool full = false;      // finished: takes no more writes until reset
+  bool leased = false;
+  std::string holder;
+  uint64_t lease_id = 0;
+};
+
 // zfs's view of one zone.
 struct ZoneUse {
   ZoneRole role = ZoneRole::kFree;
@@ -124,6 +136,12 @@ struct ZoneUse {
   // The cell mode the zone was opened in (HZNS: SLC by default, QLC when
   // opened so); `capacity` follows it.
   device::CellMode cell_mode = device::CellMode::kNone;
+  // A split zone's subzones (SplitZNS 4.2); empty for a wide zone. `valid`
+  // is then their sum, and `written` their sum while the split zone is
+  // open, its capacity once it is finished (its empty subzones take no
+  // writes until every subzone is empty and it is merged back).
+  std::vector<SubzoneUse> subzones;
+  bool split() const { return !subzones.empty(); }
   bool full() const { return written >= capacity; }
 };
 
@@ -135,7 +153,9 @@ struct Member {
   std::vector<ZoneUse> zones;
   std::set<uint32_t> empty;       // data zones with nothing written
   std::set<uint32_t> partial;     // data zones written but not full
-  std::set<uint32_t> maybe_dead;  // zones whose valid bytes dropped to 0
+  std::set<uint32_t> maybe_dead;  // zones whose valid bytes (or a subzone's) dropped to 0
+  // Split zones open for writes (SplitZNS 4.2): each holds one active zone.
+  std::set<uint32_t> split_open;
   uint32_t data_zones = 0;        // zones usable for data, counted at mount
   // The WAL/cache pool (HHZS 3.2): pool data zones plus cache zones.
   uint32_t pool_zones = 0;
@@ -189,6 +209,7 @@ struct Lease {
   uint64_t id = 0;    // ZoneUse::lease_id while the lease holds
   uint64_t next = 0;  // device offset of the next write
   uint64_t end = 0;   // device offset of the zone's capacity end
+  int32_t subzone = -1;  // the subzone leased in split zone `zone`; -1: the whole zone
   bool valid() const { return end != 0; }
 };
 
@@ -420,6 +441,32 @@ class VolumeImpl {
   // The zone now holds nothing (reset, or leased and never written): it
   // becomes a free empty zone, and leaves the pool if it was in it.
   void ZoneEmptied(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  // Subzones (SplitZNS 4.2-4.3, subzones.cc).
+  // A subzone of `device` for `file`: an empty one of the open split zone
+  // with the most subzones in use (the paper's greedy subzone allocator),
+  // else one of a zone split now. nullopt when neither can be had.
+  std::optional<Lease> LeaseSubzone(FileMeta& file, uint32_t device, uint32_t group,
+                                    Purpose purpose, const std::vector<DeviceView>& views)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // A subzone lease ends: a written subzone is finished (one file per
+  // subzone), and a split zone with no empty subzone left is finished.
+  void UnleaseSubzone(uint32_t device, uint32_t zone, uint32_t subzone)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Resets the dead subzones of split zone `zone` and merges it back into
+  // an empty wide zone once every subzone is empty. False when a device
+  // command failed (the zone is looked at again later).
+  bool ResetDeadSubzones(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Mount: the subzones of each zone the device reports split.
+  absl::Status LoadSubzones(uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Mount, read-write: finishes written subzones left unfinished (their
+  // writer is gone) and split zones with no empty subzone left.
+  absl::Status FinishOrphanSubzones(uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Finishes open split zone `zone`: it frees its active zone, and its
+  // empty subzones take no writes until it is merged.
+  bool FinishSplitZone(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Empty subzones of open split zones of `device`.
+  uint32_t FreeSubzones(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Tells the policy that `file` lies on `device` if it did not already know.
   void NotifyPlaced(FileMeta& file, uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether `zone` names a cache zone zfs handed out and still holds.
@@ -428,6 +475,22 @@ class VolumeImpl {
   uint32_t ZoneOf(const Extent& x) const {
     return static_cast<uint32_t>(x.offset / members_[x.device].info.zone_size);
   }
+  // On a device with subzones, the subzone slot `offset` lies in (the
+  // subzone it would be in if its zone were split; -1 on other devices).
+  // Arithmetic only, so callers without mu_ may use it.
+  int32_t SubzoneSlot(uint32_t device, uint64_t offset) const {
+    const device::DeviceInfo& info = members_[device].info;
+    if (!info.supports_subzones) return -1;
+    return static_cast<int32_t>(offset % info.zone_size / info.subzone_size());
+  }
+  // Where the zone, or in a split zone the subzone, holding device offset
+  // `offset` starts, and the device offset of its write pointer as zfs
+  // counts it (writes land there and extents end at or below it).
+  struct Region {
+    uint64_t start = 0;
+    uint64_t write_pointer = 0;
+  };
+  Region RegionAt(uint32_t device, uint64_t offset) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   uint64_t Physical(const Extent& x) const {
     const uint64_t bs = members_[x.device].info.block_size;
     return (x.length + bs - 1) / bs * bs;
@@ -484,7 +547,10 @@ class VolumeImpl {
   std::set<std::string> dirs_ ABSL_GUARDED_BY(mu_);
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   uint64_t next_lease_id_ ABSL_GUARDED_BY(mu_) = 1;
-  std::vector<Op> pending_ ABSL_GUARDED_BY(mu_);  // zone groups to log next time
+  std::vector<Op> pending_ ABSL_GUARDED_BY(mu_);  // zone groups and splits to log next time
+  // Zones the log says were split (kSplitZone), per device: an extent in a
+  // subzone of any other zone is corruption.
+  std::vector<std::set<uint32_t>> split_logged_ ABSL_GUARDED_BY(mu_);
   // Per member: data written by a Flush and not flushed since.
   std::vector<bool> flush_pending_ ABSL_GUARDED_BY(mu_);
   std::function<bool()> cache_reclaimer_ ABSL_GUARDED_BY(mu_);

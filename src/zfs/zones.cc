@@ -58,6 +58,8 @@ std::vector<DeviceView> VolumeImpl::DeviceViews() const {
     }
     v.pool_zones = m.pool_zones;
     v.cache_zones = m.cache_zones;
+    for (const ZoneUse& z : m.zones) v.split_zones += z.split() ? 1 : 0;
+    v.free_subzones = FreeSubzones(static_cast<uint32_t>(views.size()));
     if (now >= m.bytes_written_until_us) {
       m.bytes_written = m.dev->Stats().Total().write_bytes;
       m.bytes_written_until_us = now + kStatsRefreshUs;
@@ -73,6 +75,18 @@ void VolumeImpl::AddValid(const Extent& x) {
   const uint32_t zone = ZoneOf(x);
   ZoneUse& z = m.zones[zone];
   z.valid += Physical(x);
+  if (z.split()) {
+    // A split zone's subzones count their own bytes (subzones.cc); the
+    // zone is in neither the empty nor the partial set.
+    SubzoneUse& s = z.subzones[SubzoneSlot(x.device, x.offset)];
+    s.valid += Physical(x);
+    const uint64_t end = x.offset - RegionAt(x.device, x.offset).start + Physical(x);
+    if (end > s.written && !s.full && !z.retired) {
+      if (m.split_open.contains(zone)) z.written += end - s.written;
+      s.written = end;
+    }
+    return;
+  }
   const uint64_t end = x.offset % m.info.zone_size + Physical(x);
   // A retired zone (zone_retire.cc) never becomes partly written again: a
   // write that landed just before the zone failed only adds valid bytes.
@@ -94,6 +108,11 @@ void VolumeImpl::ReleaseExtents(const std::vector<Extent>& extents) {
   for (const Extent& x : extents) {
     ZoneUse& z = members_[x.device].zones[ZoneOf(x)];
     z.valid -= std::min(z.valid, Physical(x));
+    if (z.split()) {
+      SubzoneUse& s = z.subzones[SubzoneSlot(x.device, x.offset)];
+      s.valid -= std::min(s.valid, Physical(x));
+      if (s.valid == 0) members_[x.device].maybe_dead.insert(ZoneOf(x));
+    }
     if (z.valid == 0) members_[x.device].maybe_dead.insert(ZoneOf(x));
   }
 }
@@ -113,6 +132,10 @@ void VolumeImpl::ResetDeadZones() {
     candidates.swap(m.maybe_dead);
     for (uint32_t zone : candidates) {
       ZoneUse& z = m.zones[zone];
+      if (z.split()) {
+        if (!ResetDeadSubzones(d, zone)) m.maybe_dead.insert(zone);
+        continue;
+      }
       if (z.leased) {
         m.maybe_dead.insert(zone);  // looked at again on release
         continue;
@@ -144,6 +167,8 @@ void VolumeImpl::ZoneEmptied(uint32_t device, uint32_t zone) {
   z.group = kNoGroup;
   z.role = ZoneRole::kFree;
   z.pool = false;
+  z.subzones.clear();  // a split zone merged back
+  m.split_open.erase(zone);
   // A reset zone comes back in the default mode (HZNS: SLC). On a device
   // of one mode the zone keeps the capacity the device reported.
   if (m.mixed_modes()) {
@@ -193,7 +218,7 @@ uint32_t VolumeImpl::PoolReserve(uint32_t device,
 
 uint32_t VolumeImpl::ActiveZones(uint32_t device) const {
   const Member& m = members_[device];
-  return static_cast<uint32_t>(m.partial.size()) + m.cache_active;
+  return static_cast<uint32_t>(m.partial.size() + m.split_open.size()) + m.cache_active;
 }
 
 bool VolumeImpl::RoomForActiveZone(uint32_t device) {
@@ -223,7 +248,25 @@ bool VolumeImpl::FinishCheapestZone(uint32_t device) {
       best = zone;
     }
   }
-  if (best == UINT32_MAX) return false;
+  if (best == UINT32_MAX) {
+    // Else an open split zone no writer is in, the one with the fewest
+    // empty subzones: they take no writes until it is merged.
+    uint32_t split = UINT32_MAX;
+    size_t split_free = SIZE_MAX;
+    for (uint32_t zone : m.split_open) {
+      size_t free = 0;
+      bool leased = false;
+      for (const SubzoneUse& s : m.zones[zone].subzones) {
+        leased = leased || s.leased;
+        free += s.written == 0 && !s.full ? 1 : 0;
+      }
+      if (!leased && free < split_free) {
+        split = zone;
+        split_free = free;
+      }
+    }
+    return split != UINT32_MAX && FinishSplitZone(device, split);
+  }
   // A zone the device failed is retired, which frees its active slot too.
   if (!m.dev->FinishZone(best, {IoClass::kOther}).ok()) return RetireIfFailed(device, best);
   m.zones[best].written = m.zones[best].capacity;
@@ -285,6 +328,14 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
     const uint64_t start = m.dev->ZoneStart(zone);
     return Lease{dev, zone, z.lease_id, start + written, start + z.capacity};
   };
+  // A subzone of its own when the policy asks for one (SplitZNS 4.3) and
+  // a device offers it; else the file takes a zone of its group below.
+  if (d.use_subzone && !mode_required) {
+    for (uint32_t dev : d.devices) {
+      if (dev >= members_.size()) continue;
+      if (auto lease = LeaseSubzone(file, dev, d.group, purpose, views)) return *lease;
+    }
+  }
   for (uint32_t dev : d.devices) {
     if (dev >= members_.size()) continue;
     Member& m = members_[dev];
@@ -430,6 +481,13 @@ void VolumeImpl::ReleaseZone(const Lease& lease) {
   absl::MutexLock lock(&mu_);
   Member& m = members_[lease.device];
   ZoneUse& z = m.zones[lease.zone];
+  if (lease.subzone >= 0) {
+    SubzoneUse& s = z.subzones[lease.subzone];
+    if (!s.leased || s.lease_id != lease.id) return;
+    EndWriteLocked(lease, lease.next);
+    UnleaseSubzone(lease.device, lease.zone, lease.subzone);
+    return;
+  }
   // Revoked while its writer was idle: the zone is another lease's now.
   if (!z.leased || z.lease_id != lease.id) return;
   const uint64_t written = lease.next - m.dev->ZoneStart(lease.zone);
@@ -485,6 +543,19 @@ void VolumeImpl::EndWrite(const Lease& lease, uint64_t next) {
 void VolumeImpl::EndWriteLocked(const Lease& lease, uint64_t next) {
   Member& m = members_[lease.device];
   ZoneUse& z = m.zones[lease.zone];
+  if (lease.subzone >= 0) {
+    // Subzone writers are never preempted: a split zone holds one active
+    // zone for all its writers.
+    SubzoneUse& s = z.subzones[lease.subzone];
+    if (!s.leased || s.lease_id != lease.id) return;
+    const uint64_t written =
+        next - m.dev->ZoneStart(lease.zone) - lease.subzone * m.info.subzone_size();
+    if (written > s.written) {
+      if (m.split_open.contains(lease.zone)) z.written += written - s.written;
+      s.written = written;
+    }
+    return;
+  }
   if (!z.leased || z.lease_id != lease.id) return;
   const uint64_t written = next - m.dev->ZoneStart(lease.zone);
   if (written > z.written) z.written = written;
@@ -495,6 +566,10 @@ void VolumeImpl::EndWriteLocked(const Lease& lease, uint64_t next) {
 bool VolumeImpl::BeginWrite(const Lease& lease) {
   absl::MutexLock lock(&mu_);
   ZoneUse& z = members_[lease.device].zones[lease.zone];
+  if (lease.subzone >= 0) {
+    const SubzoneUse& s = z.subzones[lease.subzone];
+    return s.leased && s.lease_id == lease.id;
+  }
   if (!z.leased || z.lease_id != lease.id) return false;
   z.idle = false;
   return true;
