@@ -1,5 +1,6 @@
 #include "glue/attach_hints.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -41,6 +42,25 @@ absl::Status InstallBlockCache(const ZoneStackConfig& config,
   return absl::OkStatus();
 }
 
+// SplitZNS (5.1.2): an SST as large as a subzone, so each subzone holds
+// one SST and dies with it. RocksDB closes an SST once its data reaches
+// target_file_size_base and then adds its index, filter and footer, so the
+// target leaves 1/16 of the subzone for them; otherwise every SST would
+// spill a few hundred KiB into a second subzone. Every level the same
+// size (multiplier 1). No-op on a volume without subzones.
+void SizeSstsToSubzones(const zfs::Volume& volume, rocksdb::Options* options) {
+  uint64_t capacity = 0;
+  for (const auto& dev : volume.devices()) {
+    const device::DeviceInfo& info = dev->info();
+    if (!info.supports_subzones) continue;
+    const uint64_t c = info.subzone_capacity();
+    capacity = capacity == 0 ? c : std::min(capacity, c);
+  }
+  if (capacity == 0) return;
+  options->target_file_size_base = capacity - capacity / 16;
+  options->target_file_size_multiplier = 1;
+}
+
 }  // namespace
 
 absl::StatusOr<HintParts> AttachHints(const ZoneStackConfig& config,
@@ -61,6 +81,7 @@ absl::StatusOr<HintParts> AttachHints(const ZoneStackConfig& config,
       // scheme puts cold SSTs on the HDD.
       updated.last_level_temperature = rocksdb::Temperature::kCold;
     }
+    if (parts.scheme->sst_per_subzone()) SizeSstsToSubzones(*volume, &updated);
   }
   if (parts.cache || config.block_cache_bytes) {
     const std::string why =

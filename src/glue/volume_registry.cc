@@ -125,6 +125,9 @@ absl::StatusOr<std::shared_ptr<zfs::Volume>> MountLocked(Registry& r, const Zone
     // no space.
     options.gc_free_zone_threshold = -1;
   }
+  // A scheme whose paper runs GC (SplitZNS and its LDP baseline: greedy at
+  // 20% free) says so; the config's "gc" still wins.
+  if (auto threshold = (*made)->gc_threshold()) options.gc_free_zone_threshold = *threshold;
   if (config.gc_threshold) {  // the config's GC (baselines such as GearDB's Ldb-Greedy)
     options.gc_free_zone_threshold = *config.gc_threshold;
     options.gc_cost_benefit = config.gc_cost_benefit;

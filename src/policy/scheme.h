@@ -62,6 +62,14 @@ class Scheme : public PlacementPolicy {
     GearCounters* counters = nullptr;
   };
   virtual std::optional<GearSetup> gear() { return std::nullopt; }
+  // The free-zone fraction below which zfs's background GC runs on this
+  // scheme's volumes when the config names no "gc" (MountOptions::
+  // gc_free_zone_threshold); nullopt: the glue's default.
+  virtual std::optional<double> gc_threshold() const { return std::nullopt; }
+  // Whether each SST should fill one subzone (SplitZNS 5.1.2: "The SSTable
+  // size is set equal to the subzone size"): the glue then sizes RocksDB's
+  // SSTs to the volume's subzones.
+  virtual bool sst_per_subzone() const { return false; }
 
  protected:
   explicit Scheme(const SchemeEnv& env) : view_(env.now_us) {}

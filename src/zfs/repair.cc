@@ -84,6 +84,10 @@ void VolumeImpl::PreserveUnaccountedZones(RepairReport* report) {
     Member& m = members_[d];
     for (uint32_t z : std::vector<uint32_t>(m.maybe_dead.begin(), m.maybe_dead.end())) {
       ZoneUse& u = m.zones[z];
+      if (u.split()) {
+        PreserveUnaccountedSubzones(d, z, report);
+        continue;
+      }
       if (u.written == 0 || u.valid > 0) continue;
       // The CRC of what is there: the file holds the bytes as found.
       auto crc = ReadCrc(d, m.info.zone_size * z, u.written);
@@ -106,6 +110,37 @@ void VolumeImpl::PreserveUnaccountedZones(RepairReport* report) {
                                              rec.names[0]));
     }
   }
+}
+
+void VolumeImpl::PreserveUnaccountedSubzones(uint32_t d, uint32_t z, RepairReport* report) {
+  Member& m = members_[d];
+  ZoneUse& u = m.zones[z];
+  for (uint32_t i = 0; i < u.subzones.size(); ++i) {
+    const SubzoneUse& s = u.subzones[i];
+    // A finished subzone reads as written to its capacity; what lies past
+    // its last write reads as zeroes.
+    if (s.written == 0 || s.valid > 0) continue;
+    const uint64_t start = m.info.zone_size * z + i * m.info.subzone_size();
+    auto crc = ReadCrc(d, start, s.written);
+    if (!crc.ok()) {
+      report->problems.push_back(absl::StrCat("subzone ", i, " of zone ", z, " of device ", d,
+                                              " cannot be read: ", crc.status().message()));
+    }
+    FileRecord rec;
+    rec.id = next_id_;
+    rec.names = {absl::StrCat(kLostFound, "/device", d, "-zone", z, "-subzone", i)};
+    rec.mtime_us = SystemMicros();
+    rec.extents = {{d, start, s.written, crc.value_or(0)}};
+    rec.size = s.written;
+    dirs_.insert(kLostFound);
+    ApplyPutFile(rec);
+    AddValid(rec.extents[0]);
+    report->actions.push_back(absl::StrCat("kept ", s.written, " bytes of subzone ", i, " of zone ",
+                                           z, " of device ", d,
+                                           ", which no file accounts for, as ", rec.names[0]));
+  }
+  // The zone stays in maybe_dead: ResetDeadZones resets only subzones
+  // with no live extent, which the kept ones now have.
 }
 
 }  // namespace zonestack::zfs

@@ -382,6 +382,10 @@ class VolumeImpl {
   // accounts for as a file in /lost+found.
   void DropBrokenFiles(RepairReport* report) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void PreserveUnaccountedZones(RepairReport* report) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The same for each written subzone of split zone `zone` with no live
+  // extent: a file /lost+found/deviceD-zoneZ-subzoneS each.
+  void PreserveUnaccountedSubzones(uint32_t device, uint32_t zone, RepairReport* report)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Removes the names of `f` that map to it from names_.
   void DropNames(const FileMeta& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After `f` lost `name` durably: forget the name, and the file when no

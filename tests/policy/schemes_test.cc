@@ -21,16 +21,16 @@ using nlohmann::json;
 TEST(SchemeRegistryTest, KnowsEveryScheme) {
   EXPECT_EQ(SchemeNames(),
             (std::vector<std::string>{"auto", "b1", "b2", "b3", "b4", "b3+m", "geardb", "log",
-                                      "hhzs", "p+m+c", "p", "p+m", "lifetime", "hybrid", "tiered",
-                                      "znh2"}));
+                                      "hhzs", "p+m+c", "p", "p+m", "lifetime", "ldp", "hybrid",
+                                      "tiered", "splitzns", "znh2"}));
   for (const SchemeSpec& spec : Schemes()) {
     EXPECT_FALSE(spec.summary.empty()) << spec.name;
     auto s = MakeScheme(spec.name);
     ASSERT_TRUE(s.ok()) << spec.name << ": " << s.status();
     EXPECT_EQ((*s)->name(), spec.name);
     EXPECT_EQ((*s)->hinted(),
-              spec.name != "lifetime" && spec.name != "hybrid" && spec.name != "znh2" &&
-                  spec.name != "log")
+              spec.name != "lifetime" && spec.name != "ldp" && spec.name != "hybrid" &&
+                  spec.name != "znh2" && spec.name != "log")
         << spec.name;
   }
 }
@@ -52,7 +52,7 @@ TEST(SchemeRegistryTest, UnknownNameListsTheKnownOnes) {
     EXPECT_EQ(s.status().message(),
               std::string("unknown scheme '") + name +
                   "'; known: auto, b1, b2, b3, b4, b3+m, geardb, log, hhzs, p+m+c, p, p+m, "
-                  "lifetime, hybrid, tiered, znh2");
+                  "lifetime, ldp, hybrid, tiered, splitzns, znh2");
   }
 }
 

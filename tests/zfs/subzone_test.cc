@@ -193,6 +193,34 @@ TEST_F(SubzoneTest, NewWriterTakesTheSplitZoneWithTheMostSubzonesInUse) {
   ExpectConsistent(*vol_);
 }
 
+TEST_F(SubzoneTest, GcEmptiesAFinishedSplitZoneWithFewLiveSubzones) {
+  // Sixteen files fill split zone A, which is then finished; twelve die,
+  // and their subzones, reset, take no writes until A is merged.
+  const uint32_t n = info().subzones_per_zone;
+  for (uint32_t i = 0; i < n; ++i) Write(absl::StrCat("/sub", i), 200 << 10);
+  const uint32_t a = SubzonesOf("/sub0").begin()->first;
+  ASSERT_EQ(devs_[0]->ReportZone(a)->state, device::ZoneState::kFull);
+  for (uint32_t i = 0; i < n - 4; ++i) {
+    ASSERT_OK(vol_->Delete(absl::StrCat("/sub", i)));
+    files_.erase(absl::StrCat("/sub", i));
+  }
+  ASSERT_TRUE(devs_[0]->ReportZone(a)->IsSplit());
+  auto gc = vol_->CollectGarbage(/*force=*/true);
+  ASSERT_TRUE(gc.ok()) << gc.status();
+  EXPECT_GE(gc->zones_reclaimed, 1u);
+  // A is a wide, empty zone again; the four live files moved to subzones.
+  EXPECT_FALSE(devs_[0]->ReportZone(a)->IsSplit());
+  EXPECT_EQ(devs_[0]->ReportZone(a)->state, device::ZoneState::kEmpty);
+  for (const auto& [path, size] : files_) {
+    const auto where = SubzonesOf(path);
+    ASSERT_EQ(where.size(), 1u) << path;
+    EXPECT_NE(where.begin()->first, a) << path;
+  }
+  ExpectFilesIntact(*vol_, files_);
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
+}
+
 TEST_F(SubzoneTest, FilesInSubzonesSurviveRemount) {
   for (int i = 0; i < 20; ++i) Write(absl::StrCat("/sub", i), (100 + 37 * i) << 10);
   Write("/wide", 500 << 10);

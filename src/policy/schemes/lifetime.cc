@@ -1,6 +1,6 @@
 // Placements that need no hints beyond a file's kind and write lifetime.
 // "lifetime": ZenFS's lifetime-based placement (LDP) over every device in
-// order. "hybrid": the same groups, on the SSDs while they have room, then
+// order; "ldp": the same with greedy GC at 20% free, SplitZNS's baseline. "hybrid": the same groups, on the SSDs while they have room, then
 // the HDDs.
 #include "policy/scheme_registry.h"
 
@@ -11,10 +11,12 @@ struct NoOptions {};
 
 class LifetimeScheme : public Scheme {
  public:
-  LifetimeScheme(std::string name, bool ssd_first, const SchemeEnv& env)
-      : Scheme(env), name_(std::move(name)), ssd_first_(ssd_first) {}
+  LifetimeScheme(std::string name, bool ssd_first, const SchemeEnv& env,
+                 std::optional<double> gc = std::nullopt)
+      : Scheme(env), name_(std::move(name)), ssd_first_(ssd_first), gc_(gc) {}
   std::string name() const override { return name_; }
   bool hinted() const override { return false; }
+  std::optional<double> gc_threshold() const override { return gc_; }
 
   PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& devices) override {
     PlacementDecision d;
@@ -31,6 +33,7 @@ class LifetimeScheme : public Scheme {
  private:
   const std::string name_;
   const bool ssd_first_;
+  const std::optional<double> gc_;
 };
 
 const OptionTable<NoOptions>& NoOptionTable() {
@@ -45,6 +48,14 @@ ZONESTACK_SCHEMES(lifetime) {
       "lifetime", "ZenFS's lifetime-based placement (LDP) over every device in order",
       NoOptionTable(), NoOptions{}, [](const std::string& name, NoOptions, const SchemeEnv& env) {
         return std::make_shared<LifetimeScheme>(name, /*ssd_first=*/false, env);
+      }));
+  // SplitZNS's main baseline (5.1.3): LDP with greedy GC when free space
+  // falls under 20%. RocksDB derives the lifetime hints from the level.
+  registry.Add(SchemeSpecFor<NoOptions>(
+      "ldp",
+      "SplitZNS's LDP baseline: lifetime placement, greedy GC at 20% free zones (SplitZNS 5.1.3)",
+      NoOptionTable(), NoOptions{}, [](const std::string& name, NoOptions, const SchemeEnv& env) {
+        return std::make_shared<LifetimeScheme>(name, /*ssd_first=*/false, env, 0.20);
       }));
   registry.Add(SchemeSpecFor<NoOptions>(
       "hybrid", "lifetime placement on the SSDs while they have room, then the HDDs",
