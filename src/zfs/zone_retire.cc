@@ -73,6 +73,7 @@ void VolumeImpl::RetireZone(uint32_t device, uint32_t zone, bool offline) {
   z.pool = false;
   m.empty.erase(zone);
   m.partial.erase(zone);  // no longer active on the device
+  m.split_open.erase(zone);
   m.maybe_dead.erase(zone);
   zone_released_.SignalAll();
   // The GC thread moves the live data of a read-only zone out.
@@ -87,7 +88,11 @@ absl::Status VolumeImpl::WriteFailed(FileMeta& file, Lease* lease, const absl::S
     EndWriteLocked(*lease, lease->next);  // the writer keeps its lease, idle
     return WithContext(error, name);
   }
-  Unlease(device, zone);
+  if (lease->subzone >= 0) {
+    UnleaseSubzone(device, zone, static_cast<uint32_t>(lease->subzone));
+  } else {
+    Unlease(device, zone);
+  }
   *lease = {};
   if (!members_[device].zones[zone].offline) return absl::OkStatus();
   absl::ReaderMutexLock fl(&file.mu);

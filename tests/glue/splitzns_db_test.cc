@@ -16,7 +16,9 @@ class SplitZnsDbTest : public ::testing::Test {
     std::remove(config_.c_str());
   }
   void WriteConfig(const std::string& scheme) {
-    config_ = absl::StrCat(::testing::TempDir(), "/zs_splitzns_db_test.json");
+    // One file per test: ctest runs the tests of this suite side by side.
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    config_ = absl::StrCat(::testing::TempDir(), "/zs_splitzns_db_test_", test->name(), ".json");
     std::ofstream out(config_);
     out << R"({"devices": ["emu:splitzns?zones=48&scale=1/64&timing=none"],)"
         << R"( "scheme": )" << scheme << "}";
