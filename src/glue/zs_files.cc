@@ -101,6 +101,7 @@ ZsWritableFile::ZsWritableFile(std::shared_ptr<zfs::Volume> volume, std::string 
       sst_hints_(std::move(sst_hints)) {}
 
 ZsWritableFile::~ZsWritableFile() {
+  absl::MutexLock lock(&mu_);
   // RocksDB closes its files; this only covers error paths that drop one.
   if (!closed_) file_->Close().IgnoreError();
 }
@@ -108,6 +109,7 @@ ZsWritableFile::~ZsWritableFile() {
 rocksdb::IOStatus ZsWritableFile::Append(const rocksdb::Slice& data,
                                          const rocksdb::IOOptions& /*options*/,
                                          rocksdb::IODebugContext* /*dbg*/) {
+  absl::MutexLock lock(&mu_);
   if (closed_) return rocksdb::IOStatus::IOError(path_, "append after close");
   const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
   return ToIOStatus(file_->Append(std::span<const uint8_t>(bytes, data.size())), path_);
@@ -126,6 +128,7 @@ rocksdb::IOStatus ZsWritableFile::Append(const rocksdb::Slice& data,
 // reaches the devices when a block fills, at Sync and at Close.
 rocksdb::IOStatus ZsWritableFile::Flush(const rocksdb::IOOptions& /*options*/,
                                         rocksdb::IODebugContext* /*dbg*/) {
+  absl::MutexLock lock(&mu_);
   if (closed_) return rocksdb::IOStatus::OK();
   if (hint_.kind != zfs::FileKind::kWal && hint_.kind != zfs::FileKind::kManifest) {
     return rocksdb::IOStatus::OK();
@@ -135,6 +138,7 @@ rocksdb::IOStatus ZsWritableFile::Flush(const rocksdb::IOOptions& /*options*/,
 
 rocksdb::IOStatus ZsWritableFile::Sync(const rocksdb::IOOptions& /*options*/,
                                        rocksdb::IODebugContext* /*dbg*/) {
+  absl::MutexLock lock(&mu_);
   if (closed_) return rocksdb::IOStatus::OK();  // Close synced it
   return ToIOStatus(file_->Sync(), path_);
 }
@@ -146,6 +150,7 @@ rocksdb::IOStatus ZsWritableFile::Fsync(const rocksdb::IOOptions& options,
 
 rocksdb::IOStatus ZsWritableFile::Close(const rocksdb::IOOptions& /*options*/,
                                         rocksdb::IODebugContext* /*dbg*/) {
+  absl::MutexLock lock(&mu_);
   if (closed_) return rocksdb::IOStatus::OK();
   closed_ = true;
   return ToIOStatus(file_->Close(), path_);
@@ -153,16 +158,19 @@ rocksdb::IOStatus ZsWritableFile::Close(const rocksdb::IOOptions& /*options*/,
 
 uint64_t ZsWritableFile::GetFileSize(const rocksdb::IOOptions& /*options*/,
                                      rocksdb::IODebugContext* /*dbg*/) {
+  absl::MutexLock lock(&mu_);
   return file_->size();
 }
 
 rocksdb::IOStatus ZsWritableFile::Truncate(uint64_t size, const rocksdb::IOOptions& /*options*/,
                                            rocksdb::IODebugContext* /*dbg*/) {
+  absl::MutexLock lock(&mu_);
   if (size == file_->size()) return rocksdb::IOStatus::OK();
   return rocksdb::IOStatus::NotSupported(path_, "zoned files cannot be truncated");
 }
 
 void ZsWritableFile::SetWriteLifeTimeHint(rocksdb::Env::WriteLifeTimeHint hint) {
+  absl::MutexLock lock(&mu_);
   rocksdb::FSWritableFile::SetWriteLifeTimeHint(hint);
   const zfs::Lifetime lifetime = ToLifetime(hint);
   if (lifetime == hint_.lifetime) return;

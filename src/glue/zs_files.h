@@ -47,7 +47,10 @@ class SstHints {
 // Appends go straight to zfs, which buffers until a block fills; Sync is
 // zfs's (survives a power cut), and so is Flush for the WAL and MANIFEST
 // (survives a crash of the process; zs_files.cc says why only those).
-// Used by one thread at a time (RocksDB's contract for FSWritableFile).
+// RocksDB uses a writable file from one thread at a time, except that
+// DB::SyncWAL (and FlushWAL(true)) syncs a WAL from its caller's thread
+// while the write thread appends, which it allows only for files whose
+// IsSyncThreadSafe() says so: every call holds the file's mutex.
 class ZsWritableFile : public rocksdb::FSWritableFile {
  public:
   // `sst_hints`, if not null, learns the hint of an SST whenever it changes.
@@ -80,14 +83,16 @@ class ZsWritableFile : public rocksdb::FSWritableFile {
   // first Append); it is passed on to zfs with Volume::SetHint.
   void SetWriteLifeTimeHint(rocksdb::Env::WriteLifeTimeHint hint) override;
   bool use_direct_io() const override { return false; }
+  bool IsSyncThreadSafe() const override { return true; }
 
  private:
   std::shared_ptr<zfs::Volume> volume_;
   const std::string path_;
-  zfs::FileHint hint_;
-  std::unique_ptr<zfs::WritableFile> file_;
+  absl::Mutex mu_;  // zfs's writer is not thread-safe; Sync may race Append
+  zfs::FileHint hint_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<zfs::WritableFile> file_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<SstHints> sst_hints_;
-  bool closed_ = false;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // May be read by many threads at once (zfs::ReadableFile::Read is const).
