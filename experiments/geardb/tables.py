@@ -3,7 +3,7 @@ geardb/compact.py keeps). Every ratio is taken within one zsbench run, then
 summarized over repeats (runner/stats.py)."""
 import statistics
 
-from runner.stats import Stat
+from runner.summary import field, per_run, ph, ratio, runs, stat, throughput
 from runner.tables import Table
 
 from . import compact as compact_mod
@@ -14,37 +14,6 @@ RANDOM, SEQUENTIAL = "fillrandom", "fillseq"
 YCSB_LOAD = "ycsb-a-load"
 YCSB_RUN = ["ycsb-a", "ycsb-b", "ycsb-c", "ycsb-d", "ycsb-e"]
 BUSY_CLASSES = ["wal", "flush", "compaction", "gc", "metadata", "user_read"]
-
-
-def runs(sm, key):
-    return sm["comparisons"].get(key, {}).get("runs", [])
-
-
-def ph(run, system, pn):
-    return run["phases"].get(system, {}).get(pn)
-
-
-def per_run(sm, key, fn):
-    """fn(run) for every counted repeat of a comparison, Nones dropped."""
-    return [v for v in (fn(r) for r in runs(sm, key)) if v is not None]
-
-
-def stat(values, digits=3):
-    return Stat(values, digits) if values else "-"
-
-
-def field(run, system, pn, get):
-    p = ph(run, system, pn)
-    return get(p) if p else None
-
-
-def ratio(run, a, b, pn, get):
-    x, y = field(run, a, pn, get), field(run, b, pn, get)
-    return x / y if x is not None and y else None
-
-
-def throughput(p):
-    return p["ops_s"]
 
 
 def present(sm, key, systems, pn):
