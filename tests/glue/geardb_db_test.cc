@@ -12,21 +12,12 @@
 namespace zonestack::rocks {
 namespace {
 
-class GearDbTest : public ::testing::Test {
+class GearDbTest : public SchemeDbTest {
  protected:
-  void TearDown() override {
-    EXPECT_TRUE(Forget(kUriScheme + config_).ok());
-    std::remove(config_.c_str());
-  }
   // st13125nm007 (GearDB's drive) at 1/256: 1 MiB zones; 96 of them.
   void WriteConfig(const std::string& scheme) {
-    // One file per test: ctest runs them in parallel.
-    config_ = absl::StrCat(::testing::TempDir(), "/zs_geardb_db_test_",
-                           ::testing::UnitTest::GetInstance()->current_test_info()->name(),
-                           ".json");
-    std::ofstream out(config_);
-    out << R"({"devices": ["emu:st13125nm007?zones=96&scale=1/256&timing=none"],)"
-        << R"( "scheme": )" << scheme << "}";
+    config_ = WriteConfigOn({"emu:st13125nm007?zones=96&scale=1/256&timing=none"},
+                            "\"scheme\": " + scheme);
   }
   std::string config_;
 };

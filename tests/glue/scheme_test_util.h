@@ -16,6 +16,7 @@
 
 #include "../common/test_threads.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "glue/config.h"
 #include "rocksdb/db.h"
 #include "glue/hint_listener.h"
@@ -50,11 +51,17 @@ class SchemeDbTest : public ::testing::Test {
   // A config over an SSD of `ssd_zones` and an HDD of `hdd_zones` zones;
   // `body` holds the other keys ("\"scheme\": ..., ...").
   std::string WriteConfig(const std::string& body, int ssd_zones = 64, int hdd_zones = 256) {
+    return WriteConfigOn({SsdUri(ssd_zones), HddUri(hdd_zones)}, body);
+  }
+
+  // A config over `devices` (device URIs), in a file of this test's own:
+  // ctest runs the tests of a suite side by side.
+  std::string WriteConfigOn(const std::vector<std::string>& devices, const std::string& body) {
     const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
     const std::string path = absl::StrCat(::testing::TempDir(), "/zs_", test->test_suite_name(),
                                           "_", test->name(), "_", configs_.size(), ".json");
     std::ofstream out(path);
-    out << "{\"devices\": [\"" << SsdUri(ssd_zones) << "\", \"" << HddUri(hdd_zones) << "\"]"
+    out << "{\"devices\": [\"" << absl::StrJoin(devices, "\", \"") << "\"]"
         << (body.empty() ? "" : ", ") << body << "}";
     configs_.push_back(path);
     return path;

@@ -9,19 +9,11 @@
 namespace zonestack::rocks {
 namespace {
 
-class SplitZnsDbTest : public ::testing::Test {
+class SplitZnsDbTest : public SchemeDbTest {
  protected:
-  void TearDown() override {
-    EXPECT_TRUE(Forget(kUriScheme + config_).ok());
-    std::remove(config_.c_str());
-  }
   void WriteConfig(const std::string& scheme) {
-    // One file per test: ctest runs the tests of this suite side by side.
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    config_ = absl::StrCat(::testing::TempDir(), "/zs_splitzns_db_test_", test->name(), ".json");
-    std::ofstream out(config_);
-    out << R"({"devices": ["emu:splitzns?zones=48&scale=1/64&timing=none"],)"
-        << R"( "scheme": )" << scheme << "}";
+    config_ = WriteConfigOn({"emu:splitzns?zones=48&scale=1/64&timing=none"},
+                            "\"scheme\": " + scheme);
   }
   std::string config_;
 };

@@ -72,6 +72,20 @@ class SubzoneTest : public VolumeTest {
     files_[path] = size;
   }
 
+  // Opens "/sub0" .. "/sub<n-1>" at once, each with 64 KiB written and
+  // synced, none closed.
+  void OpenSyncedWriters(uint32_t n, std::vector<std::unique_ptr<WritableFile>>* writers) {
+    for (uint32_t i = 0; i < n; ++i) {
+      const std::string path = absl::StrCat("/sub", i);
+      auto f = vol_->Create(path, {.name = path, .kind = FileKind::kSst});
+      ASSERT_TRUE(f.ok()) << f.status();
+      ASSERT_OK((*f)->Append(Pattern(std::hash<std::string>()(path), 64 << 10)));
+      ASSERT_OK((*f)->Sync());
+      writers->push_back(std::move(*f));
+      files_[path] = 64 << 10;
+    }
+  }
+
   std::map<std::string, uint64_t> files_;
 };
 
@@ -137,15 +151,7 @@ TEST_F(SubzoneTest, DeadSubzoneIsResetAndEmptySplitZoneMerged) {
 TEST_F(SubzoneTest, ConcurrentWritersShareOneSplitZoneOnDistinctChips) {
   // Eight writers at once, each with a written block (Sync), none closed.
   std::vector<std::unique_ptr<WritableFile>> writers;
-  for (int i = 0; i < 8; ++i) {
-    const std::string path = absl::StrCat("/sub", i);
-    auto f = vol_->Create(path, {.name = path, .kind = FileKind::kSst});
-    ASSERT_TRUE(f.ok()) << f.status();
-    ASSERT_OK((*f)->Append(Pattern(std::hash<std::string>()(path), 64 << 10)));
-    ASSERT_OK((*f)->Sync());
-    writers.push_back(std::move(*f));
-    files_[path] = 64 << 10;
-  }
+  ASSERT_NO_FATAL_FAILURE(OpenSyncedWriters(8, &writers));
   std::set<uint32_t> zones, chips;
   for (const auto& [path, size] : files_) {
     const auto where = SubzonesOf(path);
@@ -165,15 +171,7 @@ TEST_F(SubzoneTest, NewWriterTakesTheSplitZoneWithTheMostSubzonesInUse) {
   // Sixteen open writers fill split zone A; a seventeenth splits zone B.
   const uint32_t n = info().subzones_per_zone;
   std::vector<std::unique_ptr<WritableFile>> writers;
-  for (uint32_t i = 0; i <= n; ++i) {
-    const std::string path = absl::StrCat("/sub", i);
-    auto f = vol_->Create(path, {.name = path, .kind = FileKind::kSst});
-    ASSERT_TRUE(f.ok()) << f.status();
-    ASSERT_OK((*f)->Append(Pattern(std::hash<std::string>()(path), 64 << 10)));
-    ASSERT_OK((*f)->Sync());
-    writers.push_back(std::move(*f));
-    files_[path] = 64 << 10;
-  }
+  ASSERT_NO_FATAL_FAILURE(OpenSyncedWriters(n + 1, &writers));
   const uint32_t a = SubzonesOf("/sub0").begin()->first;
   const uint32_t b = SubzonesOf(absl::StrCat("/sub", n)).begin()->first;
   ASSERT_NE(a, b);
