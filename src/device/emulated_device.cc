@@ -143,7 +143,11 @@ absl::Status EmulatedDevice::RestoreLocked(const std::vector<SavedZone>& saved) 
 }
 
 EmulatedDevice::EmulatedDevice(EmulatorOptions options)
-    : info_(options.info),
+    : info_([&] {
+        DeviceInfo info = options.info;
+        info.outlives_process = options.backing->persistent();
+        return info;
+      }()),
       clock_(options.clock),
       opened_at_ns_(options.clock->NowNs()),
       zones_(options.info),

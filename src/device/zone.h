@@ -147,6 +147,9 @@ struct DeviceInfo {
   // may start and end anywhere (a kernel block device read without
   // O_DIRECT). The emulator has no page cache to offer.
   bool host_cache = false;
+  // What was written is still there after the process exits (a kernel
+  // device, an emulator backed by a file); not for an emulator in memory.
+  bool outlives_process = true;
 
   uint64_t capacity_bytes() const { return zone_size * num_zones; }
   // A subzone's share of a split zone, and of its writable capacity.

@@ -101,10 +101,17 @@ absl::StatusOr<ZoneStackConfig> ParseJsonObject(const json& doc, const std::stri
       if (!format.ok()) return format.status();
       config.format = *format;
     } else if (key == "flush") {
-      if (!value.is_string() || (value != "devices" && value != "none")) {
-        return Bad(source, "\"flush\" must be \"devices\" or \"none\"");
+      if (!value.is_string() || (value != "host" && value != "devices" && value != "none")) {
+        return Bad(source, "\"flush\" must be \"host\", \"devices\" or \"none\"");
       }
-      config.flush_to_devices = value == "devices";
+      config.flush = value == "host"      ? zfs::FlushMode::kHost
+                     : value == "devices" ? zfs::FlushMode::kDevices
+                                          : zfs::FlushMode::kNone;
+    } else if (key == "staging_root") {
+      if (!value.is_string() || value.get<std::string>().empty()) {
+        return Bad(source, "\"staging_root\" must be a directory path");
+      }
+      config.staging_root = value.get<std::string>();
     } else if (key == "rocksdb") {
       if (!value.is_object()) return Bad(source, "\"rocksdb\" must be an object of options");
       for (const auto& [name, v] : value.items()) {

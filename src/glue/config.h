@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "policy/scheme_registry.h"
+#include "zfs/volume.h"
 
 namespace zonestack::rocks {
 
@@ -36,9 +37,12 @@ struct ZoneStackConfig {
   // unless the caller chose one), and otherwise the caller's cache stays.
   std::optional<uint64_t> block_cache_bytes;
   FormatMode format = FormatMode::kIfNeeded;
-  // zfs::MountOptions::flush_to_devices: "flush": "devices" (default) or
-  // "none" (Flush does nothing, as in ZenFS; for comparisons).
-  bool flush_to_devices = true;
+  // zfs::MountOptions::flush: "flush": "host" (default: staged in host
+  // memory, RocksDB's own file system's contract), "devices" (written to
+  // the devices) or "none" (Flush does nothing, as in ZenFS; for
+  // comparisons). "staging_root": where "host" stages (default /dev/shm).
+  zfs::FlushMode flush = zfs::FlushMode::kHost;
+  std::string staging_root = "/dev/shm";
   std::map<std::string, std::string> rocksdb_options;  // name -> value, for OpenDb
   // zfs's GC ("gc": {"threshold": 0.2, "victims": "greedy"}): background GC
   // once a device's empty zones fall to `threshold` of its data zones
@@ -65,7 +69,8 @@ absl::StatusOr<ZoneStackConfig> ParseUri(const std::string& uri);
 //    "placement": SCHEME,                             the older name of "scheme"
 //    "block_cache_bytes": 8388608,                    optional, > 0
 //    "format": "if-needed" | "always" | "never",      default "if-needed"
-//    "flush": "devices" | "none",                     default "devices"
+//    "flush": "host" | "devices" | "none",            default "host"
+//    "staging_root": "/dev/shm",                      where "host" stages
 //    "rocksdb": {"write_buffer_size": "4194304", ...},  strings, numbers, bools
 //    "gc": {"threshold": 0.2, "victims": "greedy" | "cost-benefit"}}
 //                                                      threshold in [0, 1]

@@ -108,7 +108,8 @@ absl::StatusOr<std::shared_ptr<zfs::Volume>> MountLocked(Registry& r, const Zone
     devices.push_back(it->second);
   }
   zfs::MountOptions options;
-  options.flush_to_devices = config.flush_to_devices;
+  options.flush = config.flush;
+  options.staging_root = config.staging_root;
   auto made = policy::MakeScheme(config.scheme);
   if (!made.ok()) return WithContext(made.status(), key);
   options.placement = *made;

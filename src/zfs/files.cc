@@ -9,6 +9,7 @@
 #include <new>
 
 #include "absl/strings/str_cat.h"
+#include "zfs/host_staging.h"
 #include "zfs/volume_impl.h"
 
 namespace zonestack::zfs {
@@ -20,6 +21,11 @@ using device::IoContext;
 // Writes go to the device in pieces of this size at most, so a large append
 // does not hold one zone's worth of data in memory.
 constexpr size_t kWriteBatch = 1 << 20;
+
+// A writer's staging file grows to about this much before a Flush logs
+// and syncs instead (host staging): host memory held per file, and the
+// bytes mount appends after a crash, stay bounded.
+constexpr uint64_t kStageLimit = 4 << 20;
 
 // Memory a device reads into without a bounce copy: O_DIRECT wants
 // buffers aligned to the logical block size, at most 4 KiB on the devices
@@ -72,7 +78,7 @@ class ZoneWritableFile : public WritableFile {
     if (closed_) return absl::FailedPreconditionError("append to a closed file");
     buf_.insert(buf_.end(), data.begin(), data.end());
     size_ += data.size();
-    if (buf_.size() >= kWriteBatch) return WriteOut(/*pad=*/false);
+    if (buf_.size() >= kWriteBatch) return WriteOut(/*pad=*/false, OutLimit());
     return absl::OkStatus();
   }
 
@@ -82,7 +88,12 @@ class ZoneWritableFile : public WritableFile {
   // (the first Flush, or the first after the writer moved to another
   // zone) it logs the extents and a mark at the writer's position.
   absl::Status Flush() override {
-    if (closed_ || !vol_->flush_to_devices()) return absl::OkStatus();
+    if (closed_) return absl::OkStatus();
+    switch (vol_->flush_mode()) {
+      case FlushMode::kNone: return absl::OkStatus();
+      case FlushMode::kHost: return HostFlush();
+      case FlushMode::kDevices: break;
+    }
     // When the device refuses the chunk, the logged path retries the
     // write and handles a failed zone.
     if (ChunkFits() && WriteChunk().ok()) return absl::OkStatus();
@@ -91,12 +102,16 @@ class ZoneWritableFile : public WritableFile {
 
   absl::Status Sync() override {
     if (closed_) return absl::OkStatus();
-    return Logged(/*durable=*/true, /*closing=*/false);
+    if (auto s = Logged(/*durable=*/true, /*closing=*/false); !s.ok()) return s;
+    return ClearStage();
   }
 
   absl::Status Close() override {
     if (closed_) return absl::OkStatus();
     absl::Status s = Logged(/*durable=*/true, /*closing=*/true);
+    // The log holds it all now; after a failed sync the staging file keeps
+    // what only it holds, for the next mount.
+    if (s.ok() && stage_) s = stage_->Remove();
     if (lease_.valid()) vol_->ReleaseZone(lease_);
     lease_ = {};
     vol_->CloseWriter(*file_);
@@ -107,19 +122,61 @@ class ZoneWritableFile : public WritableFile {
   uint64_t size() const override { return size_; }
 
  private:
-  // Writes the whole blocks of the buffer, and with `pad` the partial tail
-  // too, padded with zeroes (the next write then starts a new extent).
-  absl::Status WriteOut(bool pad) {
+  // A Flush with host staging: the bytes since the last one go to the
+  // staging file and become visible to readers; nothing reaches the
+  // device. All of them are in the buffer (OutLimit) unless a large append
+  // wrote some out; then, or when the staging file is full, the data is
+  // logged and synced instead.
+  absl::Status HostFlush() {
+    const uint64_t on_device = size_ - buf_.size();
+    if (flushed_ == size_) return absl::OkStatus();
+    if (flushed_ < on_device || staged_ + (size_ - flushed_) > kStageLimit) return Sync();
+    const auto fresh = std::span<const uint8_t>(buf_).subspan(flushed_ - on_device);
+    if (!vol_->staging_dir().empty()) {
+      if (!stage_) {
+        auto f = vol_->CreateStagingFile(file_->id);
+        if (!f.ok()) return f.status();
+        stage_ = std::move(*f);
+      }
+      if (auto s = stage_->Stage(file_->id, flushed_, fresh); !s.ok()) return s;
+      staged_ += fresh.size();
+    }
+    vol_->PublishStaged(*file_, fresh);
+    flushed_ = size_;
+    return absl::OkStatus();
+  }
+
+  // After a sync: the log holds everything, staged or not.
+  absl::Status ClearStage() {
+    flushed_ = size_;
+    staged_ = 0;
+    return stage_ ? stage_->Clear() : absl::OkStatus();
+  }
+
+  // How much of the buffer Append may write to the device: with host
+  // staging, not the bytes after the last Flush, so that the next Flush
+  // still finds them in the buffer; everything when there is nothing
+  // flushed in it.
+  size_t OutLimit() const {
+    const uint64_t on_device = size_ - buf_.size();
+    if (vol_->flush_mode() != FlushMode::kHost || flushed_ <= on_device) return buf_.size();
+    return static_cast<size_t>(flushed_ - on_device);
+  }
+
+  // Writes the whole blocks of the first `limit` bytes of the buffer (all
+  // by default), and with `pad` the partial tail too, padded with zeroes
+  // (the next write then starts a new extent).
+  absl::Status WriteOut(bool pad, size_t limit = SIZE_MAX) {
     // Bytes of buf_ written so far; dropped once at the end, so a large
     // buffer is not shifted after every batch.
     size_t done = 0;
-    absl::Status s = WriteOutFrom(pad, &done);
+    absl::Status s = WriteOutFrom(pad, std::min(limit, buf_.size()), &done);
     buf_.erase(buf_.begin(), buf_.begin() + static_cast<ptrdiff_t>(std::min(done, buf_.size())));
     return s;
   }
 
-  absl::Status WriteOutFrom(bool pad, size_t* done) {
-    while (*done < buf_.size()) {
+  absl::Status WriteOutFrom(bool pad, size_t limit, size_t* done) {
+    while (*done < limit) {
       if (!lease_.valid() || lease_.next >= lease_.end) {
         if (lease_.valid()) vol_->ReleaseZone(lease_);
         lease_ = {};
@@ -129,7 +186,7 @@ class ZoneWritableFile : public WritableFile {
         lease_ = *lease;
       }
       const uint64_t bs = vol_->block_size(lease_.device);
-      const uint64_t left = buf_.size() - *done;
+      const uint64_t left = limit - *done;
       uint64_t n = std::min<uint64_t>({left, lease_.end - lease_.next, kWriteBatch});
       if (n % bs != 0 && n == left && !pad) n = n / bs * bs;
       if (n == 0) return absl::OkStatus();
@@ -234,6 +291,11 @@ class ZoneWritableFile : public WritableFile {
   std::optional<TailMark> chunk_;
   uint32_t chunk_crc_ = 0;
   uint64_t size_ = file_->size.load();
+  // Host staging: the file's bytes readers see and a crash keeps, and the
+  // bytes in the staging file since the log last held everything.
+  uint64_t flushed_ = size_;
+  uint64_t staged_ = 0;
+  std::optional<StagingFile> stage_;
   bool closed_ = false;
 };
 
@@ -257,24 +319,34 @@ class ZoneReadableFile : public ReadableFile {
   absl::StatusOr<size_t> ReadExtents(uint64_t offset, std::span<uint8_t> dst,
                                      IoClass io_class) const {
     absl::ReaderMutexLock fl(&file_->mu);
-    const uint64_t size = file_->ends.empty() ? 0 : file_->ends.back();
+    const uint64_t on_device = file_->ends.empty() ? 0 : file_->ends.back();
+    const uint64_t size = on_device + file_->staged.size();
     if (offset >= size) return 0;
     const size_t want = static_cast<size_t>(std::min<uint64_t>(dst.size(), size - offset));
+    // What a host-staging Flush made visible and the device does not hold.
+    if (offset + want > on_device) {
+      const uint64_t from = std::max(offset, on_device);
+      std::memcpy(dst.data() + (from - offset), file_->staged.data() + (from - on_device),
+                  static_cast<size_t>(offset + want - from));
+      if (offset >= on_device) return want;
+    }
+    const size_t from_device =
+        static_cast<size_t>(std::min<uint64_t>(want, on_device - offset));
     size_t done = 0;
     size_t i = std::upper_bound(file_->ends.begin(), file_->ends.end(), offset) -
                file_->ends.begin();
-    while (done < want) {
+    while (done < from_device) {
       const Extent& x = file_->extents[i];
       const uint64_t ext_start = file_->ends[i] - x.length;
       const uint64_t in_ext = offset + done - ext_start;
-      uint64_t n = std::min<uint64_t>(want - done, x.length - in_ext);
+      uint64_t n = std::min<uint64_t>(from_device - done, x.length - in_ext);
       // Extents that follow each other on the device (a file's run of
       // zones on a disk) are read in one request where reads may cross
       // zones: on a disk each request pays a seek and a rotation.
-      for (++i; done + n < want && i < file_->extents.size() &&
+      for (++i; done + n < from_device && i < file_->extents.size() &&
                 Adjacent(file_->extents[i - 1], file_->extents[i]);
            ++i) {
-        n += std::min<uint64_t>(want - done - n, file_->extents[i].length);
+        n += std::min<uint64_t>(from_device - done - n, file_->extents[i].length);
       }
       if (auto s = ReadDevice(x.device, x.offset + in_ext,
                               dst.subspan(done, static_cast<size_t>(n)), io_class);
@@ -283,7 +355,7 @@ class ZoneReadableFile : public ReadableFile {
       }
       done += static_cast<size_t>(n);
     }
-    return done;
+    return want;
   }
 
   bool Adjacent(const Extent& a, const Extent& b) const {
@@ -347,7 +419,17 @@ void VolumeImpl::AddExtent(FileMeta& file, const Lease& lease, uint64_t offset,
   } else {
     file.ends.push_back((file.ends.empty() ? 0 : file.ends.back()) + length);
   }
-  file.size += length;
+  // Staged bytes now on the device (a Flush's, then a write-out's).
+  file.staged.erase(file.staged.begin(),
+                    file.staged.begin() + static_cast<ptrdiff_t>(
+                                              std::min<uint64_t>(length, file.staged.size())));
+  file.size = file.ends.back() + file.staged.size();
+}
+
+void VolumeImpl::PublishStaged(FileMeta& file, std::span<const uint8_t> bytes) {
+  absl::MutexLock fl(&file.mu);
+  file.staged.insert(file.staged.end(), bytes.begin(), bytes.end());
+  file.size = (file.ends.empty() ? 0 : file.ends.back()) + file.staged.size();
 }
 
 absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<TailMark> tail) {

@@ -285,6 +285,33 @@ std::optional<FlushTrailer> DecodeTrailer(const uint8_t* bytes, uint64_t file_id
   return t;
 }
 
+namespace {
+constexpr uint32_t kStageMagic = 0x4753535a;  // "ZSSG"
+}  // namespace
+
+void EncodeStageHeader(const StageHeader& h, uint8_t* out) {
+  std::memcpy(out, &kStageMagic, 4);
+  std::memcpy(out + 4, &h.length, 4);
+  std::memcpy(out + 8, &h.file_id, 8);
+  std::memcpy(out + 16, &h.offset, 8);
+  std::memcpy(out + 24, &h.crc, 4);
+  const uint32_t check = Checksum(out, 28);
+  std::memcpy(out + 28, &check, 4);
+}
+
+std::optional<StageHeader> DecodeStageHeader(const uint8_t* bytes) {
+  uint32_t magic = 0, check = 0;
+  std::memcpy(&magic, bytes, 4);
+  std::memcpy(&check, bytes + 28, 4);
+  if (magic != kStageMagic || check != Checksum(bytes, 28)) return std::nullopt;
+  StageHeader h;
+  std::memcpy(&h.length, bytes + 4, 4);
+  std::memcpy(&h.file_id, bytes + 8, 8);
+  std::memcpy(&h.offset, bytes + 16, 8);
+  std::memcpy(&h.crc, bytes + 24, 4);
+  return h;
+}
+
 uint32_t DataCrc(uint32_t crc, const uint8_t* bytes, size_t n) {
   return static_cast<uint32_t>(crc32_z(crc, bytes, n));
 }

@@ -130,6 +130,22 @@ void EncodeTrailer(const FlushTrailer& t, uint64_t file_id, uint64_t chunk_offse
 std::optional<FlushTrailer> DecodeTrailer(const uint8_t* bytes, uint64_t file_id,
                                           uint64_t chunk_offset);
 
+// A piece of a file staged in host memory by a Flush ("flush": "host",
+// host_staging.h): this 32-byte header, then `length` bytes of the file
+// from byte `offset` on:
+//   u32 magic, u32 length, u64 file id, u64 file offset, u32 CRC-32 of the
+//   data (as extents), u32 XXH32 of the 28 bytes before it.
+constexpr size_t kStageHeaderBytes = 32;
+struct StageHeader {
+  uint32_t length = 0;
+  uint64_t file_id = 0;
+  uint64_t offset = 0;
+  uint32_t crc = 0;
+};
+void EncodeStageHeader(const StageHeader& h, uint8_t* out /* kStageHeaderBytes */);
+// The header in `bytes` (kStageHeaderBytes), if its magic and check hold.
+std::optional<StageHeader> DecodeStageHeader(const uint8_t* bytes);
+
 // kVoid marks the record before it as torn (its write never completed, so
 // it was never acknowledged): written at mount after a torn tail, so that
 // records can follow it and a later mount still tells the torn record from

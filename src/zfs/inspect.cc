@@ -145,8 +145,9 @@ std::vector<std::string> VolumeImpl::Check() const {
       valid[x.device][zone] += Physical(x);
       placed[x.device].push_back({x.offset, x.offset + Physical(x), id});
     }
-    if (sum != f->size.load()) {
-      problem(name, ": size ", f->size.load(), " but its extents hold ", sum, " bytes");
+    if (sum + f->staged.size() != f->size.load()) {
+      problem(name, ": size ", f->size.load(), " but its extents hold ", sum, " bytes and ",
+              f->staged.size(), " are staged");
     }
   }
   for (uint32_t d = 0; d < members_.size(); ++d) {

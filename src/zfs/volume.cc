@@ -2,6 +2,8 @@
 #include <chrono>
 #include <random>
 
+#include <unistd.h>
+
 #include "absl/strings/str_cat.h"
 #include "zfs/volume_impl.h"
 
@@ -200,6 +202,7 @@ absl::StatusOr<std::unique_ptr<Volume>> Volume::Mount(
   }
   auto impl = std::make_unique<VolumeImpl>(std::move(*members), first, opts);
   if (auto s = impl->Recover(opts.read_only); !s.ok()) return s;
+  if (auto s = impl->ApplyStaged(); !s.ok()) return s;
   if (!opts.read_only) {
     impl->mover().Start(/*migration=*/opts.placement->MigrationRate() > 0,
                         /*cell_migration=*/opts.placement->CellMigrationPeriodNs() > 0);
@@ -224,6 +227,9 @@ VolumeImpl::~VolumeImpl() {
   mover_.Stop();
   if (read_only_) return;
   for (Member& m : members_) (void)m.dev->Flush(kMeta);
+  // Empty unless a writer was left open: then its staging file stays for
+  // the next mount.
+  if (!staging_dir_.empty()) ::rmdir(staging_dir_.c_str());
 }
 
 absl::Duration VolumeImpl::TimeUntil(uint64_t deadline_ns) const {

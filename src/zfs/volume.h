@@ -48,6 +48,8 @@ struct VolumeProbe {
   std::string DescribeNonBlank() const;
 };
 
+enum class FlushMode { kDevices, kHost, kNone };
+
 struct MountOptions {
   std::shared_ptr<PlacementPolicy> placement;  // null = "lifetime"
   // GC starts when a device's empty zones fall to this fraction of its data
@@ -63,11 +65,19 @@ struct MountOptions {
   // zone at 1/2048) would otherwise put a seek at every 128 KiB of a
   // compaction's reads. 1: the lowest empty zone. SSD zones ignore it.
   uint32_t disk_run_zones = 4;
-  // true: WritableFile::Flush writes the buffer to the devices and logs it,
-  // so it survives a crash of the process (docs/architecture.md,
-  // "Durability contract"). false: Flush does nothing, as in ZenFS; a
-  // process crash loses what was not synced. For comparisons only.
-  bool flush_to_devices = true;
+  // What WritableFile::Flush does (docs/architecture.md, "Durability
+  // contract"); each survives a crash of the process except kNone.
+  //  kDevices: writes the buffer to the devices (a padded block), found
+  //    again at mount from a record or a chunk trailer.
+  //  kHost: copies the bytes past what the log knows into a staging file
+  //    under `staging_root` (host_staging.h), as RocksDB's own file system
+  //    hands them to the page cache; mount appends them to the file. The
+  //    RocksDB glue's default.
+  //  kNone: nothing, as in ZenFS. For comparisons only.
+  FlushMode flush = FlushMode::kDevices;
+  // Where kHost stages (a tmpfs: staging costs a memory copy). Mount looks
+  // here for what a crashed process staged, whatever `flush` is.
+  std::string staging_root = "/dev/shm";
   // zfs's time: the zone ages cost-benefit GC weighs, how stale the device
   // write counts the policy sees may be, the migration rate limit, the GC
   // and migration threads' periods, and how long a writer waits for an

@@ -36,6 +36,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "zfs/format.h"
+#include "zfs/host_staging.h"
 #include "zfs/metadata_log.h"
 #include "zfs/mover.h"
 #include "zfs/volume.h"
@@ -90,7 +91,10 @@ struct FileMeta {
   // slower one copied was still there: the other may have moved the data
   // away, had its zone reset and rewritten, and moved it back (ABA).
   uint64_t moves ABSL_GUARDED_BY(mu) = 0;
-  std::atomic<uint64_t> size{0};                    // bytes on the device
+  // Bytes a host-staging Flush made visible that follow the extents (the
+  // writer's buffer, or what mount found staged on a read-only volume).
+  std::vector<uint8_t> staged ABSL_GUARDED_BY(mu);
+  std::atomic<uint64_t> size{0};  // bytes readers see: the extents', then `staged`
 
   FileRecord ToRecord() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
 };
@@ -280,7 +284,19 @@ class VolumeImpl {
   void CloseReader(FileMeta& file) ABSL_LOCKS_EXCLUDED(mu_);
   device::ZonedDevice* device(uint32_t i) const { return members_[i].dev.get(); }
   uint32_t block_size(uint32_t device) const { return members_[device].info.block_size; }
-  bool flush_to_devices() const { return options_.flush_to_devices; }
+  FlushMode flush_mode() const { return options_.flush; }
+  // Where host-staging Flushes stage; empty when they stage in memory only
+  // (no member outlives the process, or read-only).
+  const std::string& staging_dir() const { return staging_dir_; }
+  // Makes `bytes`, the file's next ones after the extents and what is
+  // staged, visible to readers (a host-staging Flush).
+  void PublishStaged(FileMeta& file, std::span<const uint8_t> bytes) ABSL_LOCKS_EXCLUDED(mu_);
+  // At mount: appends what crashed writers staged (host_staging.cc); on a
+  // read-only volume readers see it instead.
+  absl::Status ApplyStaged() ABSL_LOCKS_EXCLUDED(mu_);
+  // The staging file of `file_id` in staging_dir(), which it creates (mode
+  // 0700) when missing.
+  absl::StatusOr<StagingFile> CreateStagingFile(uint64_t file_id);
 
   // --- for the mover: GC (gc.cc), relocation and migration (relocation.cc)
   // Whether any device is below its GC threshold.
@@ -542,6 +558,7 @@ class VolumeImpl {
   const std::shared_ptr<device::Clock> clock_;
   const bool real_clock_;
   bool read_only_ = false;
+  std::string staging_dir_;  // see staging_dir(); set by Recover
 
   mutable absl::Mutex mu_;
   absl::CondVar zone_released_;

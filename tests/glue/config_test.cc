@@ -54,13 +54,20 @@ TEST(ConfigTest, BadDeviceListsAreRejected) {
   EXPECT_NE(twice.status().message().find("listed twice"), std::string::npos);
 }
 
-TEST(ConfigTest, FlushDefaultsToDevicesAndTakesNone) {
+TEST(ConfigTest, FlushDefaultsToHostAndTakesDevicesAndNone) {
   auto c = ParseUri("zonestack://emu:zn540?zones=8");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_TRUE(c->flush_to_devices);
+  EXPECT_EQ(c->flush, zfs::FlushMode::kHost);
+  EXPECT_EQ(c->staging_root, "/dev/shm");
   c = ParseConfigJson(R"({"devices": ["emu:zn540?zones=8"], "flush": "none"})", "cfg.json");
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_FALSE(c->flush_to_devices);
+  EXPECT_EQ(c->flush, zfs::FlushMode::kNone);
+  c = ParseConfigJson(
+      R"({"devices": ["emu:zn540?zones=8"], "flush": "devices", "staging_root": "/tmp/s"})",
+      "cfg.json");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->flush, zfs::FlushMode::kDevices);
+  EXPECT_EQ(c->staging_root, "/tmp/s");
   c = ParseConfigJson(R"({"devices": ["emu:zn540?zones=8"], "flush": "os"})", "cfg.json");
   ASSERT_FALSE(c.ok());
   EXPECT_TRUE(absl::StrContains(c.status().message(), "\"flush\" must be")) << c.status();

@@ -1,0 +1,245 @@
+#include "zfs/host_staging.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "zfs/files.h"
+#include "zfs/format.h"
+#include "zfs/volume_impl.h"
+
+namespace zonestack::zfs {
+namespace {
+
+absl::Status Errno(const std::string& what, const std::string& path) {
+  return absl::InternalError(absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
+}
+
+}  // namespace
+
+std::string StagingDir(const std::string& root, const std::string& volume_id) {
+  return absl::StrCat(root, "/zonestack-", volume_id);
+}
+
+std::string StagingPath(const std::string& dir, uint64_t file_id) {
+  return absl::StrCat(dir, "/", file_id);
+}
+
+absl::StatusOr<StagingFile> StagingFile::Create(std::string path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 && errno == ENOENT) {
+    return absl::NotFoundError(absl::StrCat("no directory for staging file ", path));
+  }
+  if (fd < 0) return Errno("cannot create staging file", path);
+  return StagingFile(std::move(path), fd);
+}
+
+StagingFile::StagingFile(StagingFile&& other) noexcept
+    : path_(std::move(other.path_)), fd_(other.fd_), end_(other.end_) {
+  other.fd_ = -1;
+}
+
+StagingFile& StagingFile::operator=(StagingFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(other.path_);
+    fd_ = other.fd_;
+    end_ = other.end_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+StagingFile::~StagingFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+absl::Status StagingFile::Stage(uint64_t file_id, uint64_t offset,
+                                std::span<const uint8_t> data) {
+  uint8_t header[kStageHeaderBytes];
+  EncodeStageHeader({.length = static_cast<uint32_t>(data.size()),
+                     .file_id = file_id,
+                     .offset = offset,
+                     .crc = DataCrc(0, data.data(), data.size())},
+                    header);
+  iovec iov[2] = {{header, sizeof header},
+                  {const_cast<uint8_t*>(data.data()), data.size()}};
+  const size_t want = sizeof header + data.size();
+  const ssize_t n = ::pwritev(fd_, iov, 2, static_cast<off_t>(end_));
+  if (n < 0) return Errno("cannot write staging file", path_);
+  // A short write to tmpfs means it is full: the piece is not staged, and
+  // the next one must not follow its remains.
+  if (static_cast<size_t>(n) != want) {
+    if (::ftruncate(fd_, static_cast<off_t>(end_)) != 0) return Errno("cannot truncate", path_);
+    return absl::ResourceExhaustedError(absl::StrCat("staging file ", path_, " is full"));
+  }
+  end_ += want;
+  return absl::OkStatus();
+}
+
+absl::Status StagingFile::Clear() {
+  if (end_ == 0) return absl::OkStatus();
+  if (::ftruncate(fd_, 0) != 0) return Errno("cannot truncate staging file", path_);
+  end_ = 0;
+  return absl::OkStatus();
+}
+
+absl::Status StagingFile::Remove() {
+  if (fd_ < 0) return absl::OkStatus();
+  ::close(fd_);
+  fd_ = -1;
+  if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return Errno("cannot delete", path_);
+  // The volume's directory goes with its last staging file, so a process
+  // that exits without unmounting leaves nothing behind.
+  ::rmdir(std::filesystem::path(path_).parent_path().c_str());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StagedTail> ReadStagingFile(const std::string& path, uint64_t file_id) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Errno("cannot open staging file", path);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                   std::istreambuf_iterator<char>());
+  if (in.bad()) return Errno("cannot read staging file", path);
+  StagedTail tail{.file_id = file_id};
+  size_t pos = 0;
+  uint64_t next = 0;
+  while (bytes.size() - pos >= kStageHeaderBytes) {
+    auto damaged = [&](const std::string& why) {
+      return absl::DataLossError(absl::StrCat("staging file ", path, " is damaged at byte ", pos,
+                                              ": ", why,
+                                              "; deleting it gives up the data it staged"));
+    };
+    const std::optional<StageHeader> h = DecodeStageHeader(bytes.data() + pos);
+    if (!h) return damaged("bad piece header");
+    if (h->file_id != file_id) return damaged(absl::StrCat("a piece of file ", h->file_id));
+    if (pos == 0) {
+      tail.base = next = h->offset;
+    } else if (h->offset != next) {
+      return damaged(absl::StrCat("a piece at file offset ", h->offset, ", expected ", next));
+    }
+    const size_t data = pos + kStageHeaderBytes;
+    if (bytes.size() - data < h->length) break;  // the write the process died in
+    if (DataCrc(0, bytes.data() + data, h->length) != h->crc) return damaged("bad data CRC");
+    tail.bytes.insert(tail.bytes.end(), bytes.begin() + static_cast<ptrdiff_t>(data),
+                      bytes.begin() + static_cast<ptrdiff_t>(data + h->length));
+    next += h->length;
+    pos = data + h->length;
+  }
+  return tail;
+}
+
+absl::StatusOr<std::vector<uint64_t>> ListStagingFiles(const std::string& dir) {
+  std::vector<uint64_t> ids;
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return ids;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    uint64_t id = 0;
+    const std::string name = entry.path().filename().string();
+    if (!absl::SimpleAtoi(name, &id)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("staging directory ", dir, " holds ", name, ", not a staging file"));
+    }
+    ids.push_back(id);
+  }
+  if (ec) return absl::InternalError(absl::StrCat("cannot list ", dir, ": ", ec.message()));
+  return ids;
+}
+
+}  // namespace zonestack::zfs
+
+// ---------------------------------------------------------------- VolumeImpl
+
+namespace zonestack::zfs {
+
+absl::Status VolumeImpl::ApplyStaged() {
+  const std::string dir = StagingDir(options_.staging_root, FormatVolumeId(label_.volume_id));
+  auto ids = ListStagingFiles(dir);
+  if (!ids.ok()) return ids.status();
+  for (uint64_t id : *ids) {
+    const std::string path = StagingPath(dir, id);
+    std::shared_ptr<FileMeta> f;
+    std::string name;
+    {
+      absl::MutexLock lock(&mu_);
+      if (auto it = files_.find(id); it != files_.end() && !it->second->deleted) {
+        f = it->second;
+        name = f->names.empty() ? absl::StrCat("#", id) : f->names[0];
+      }
+    }
+    auto tail = ReadStagingFile(path, id);
+    if (!tail.ok()) return tail.status();
+    if (f) {
+      const uint64_t size = f->size.load();
+      const uint64_t end = tail->base + tail->bytes.size();
+      // Staging starts where the log held everything, synced: a file that
+      // ends before that lost synced bytes.
+      if (tail->base > size) {
+        return absl::DataLossError(absl::StrCat(
+            "file ", name, " ends at byte ", size, " but was synced to byte ", tail->base,
+            " (its staging file ", path, " starts there)"));
+      }
+      if (end > size) {
+        const auto missing = std::span<const uint8_t>(tail->bytes).subspan(size - tail->base);
+        if (read_only_) {
+          PublishStaged(*f, missing);
+          continue;
+        }
+        {
+          absl::MutexLock lock(&mu_);
+          f->writer_open = true;
+        }
+        std::unique_ptr<WritableFile> w = NewWritableFile(this, f);
+        absl::Status s = w->Append(missing);
+        if (absl::Status c = w->Close(); s.ok()) s = c;
+        if (!s.ok()) {
+          return absl::Status(s.code(), absl::StrCat("appending what ", path, " staged to ", name,
+                                                     ": ", s.message()));
+        }
+      }
+    }
+    // Only a file deleted before the crash leaves staged bytes nobody
+    // wants; the rest are in the log now.
+    if (!read_only_ && ::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      return Errno("cannot delete", path);
+    }
+  }
+  if (read_only_ || options_.flush != FlushMode::kHost) return absl::OkStatus();
+  bool outlives = false;
+  for (const Member& m : members_) outlives = outlives || m.info.outlives_process;
+  if (!outlives) return absl::OkStatus();  // a crash loses the volume too
+  // The directory is made by the first Flush that stages, so a
+  // volume that never stages leaves nothing behind; a root that cannot
+  // take it is refused now rather than at a Flush.
+  if (::access(options_.staging_root.c_str(), W_OK | X_OK) != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot stage Flushes in ", options_.staging_root, " (\"flush\": \"host\"): ",
+        std::strerror(errno), "; set \"staging_root\" to a writable directory on a tmpfs"));
+  }
+  staging_dir_ = dir;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<StagingFile> VolumeImpl::CreateStagingFile(uint64_t file_id) {
+  // Another writer's Remove may take the directory away between the two
+  // calls (it removes it when empty): then make it again.
+  for (int attempt = 0;; ++attempt) {
+    // Private to the user the volume's process runs as: it holds file data.
+    if (::mkdir(staging_dir_.c_str(), 0700) != 0 && errno != EEXIST) {
+      return Errno("cannot create staging directory", staging_dir_);
+    }
+    auto f = StagingFile::Create(StagingPath(staging_dir_, file_id));
+    if (f.ok() || attempt == 3 || !absl::IsNotFound(f.status())) return f;
+  }
+}
+
+}  // namespace zonestack::zfs

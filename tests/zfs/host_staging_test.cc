@@ -1,0 +1,293 @@
+// "flush": "host": a Flush stages the bytes past what the log knows in a
+// file in host memory, readers see them at once, and mount appends them
+// after a crash of the process. A process crash is a copy of a file-backed
+// device's image and of the staging directory taken while the writer is
+// open, as both outlive the process. Every flushed byte must come back,
+// nothing else; damaged staging must be refused, a torn last piece
+// dropped.
+#include <stdlib.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+#include "zfs/format.h"
+#include "zfs/host_staging.h"
+#include "zfs_test_util.h"
+
+namespace zonestack::zfs {
+namespace {
+
+using namespace testing_util;
+
+class HostStagingTest : public VolumeTest {
+ protected:
+  static constexpr uint32_t kZones = 16;
+  void SetUp() override {
+    std::string tmpl = testing::TempDir() + "zfs_host_staging.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    std::filesystem::create_directory(dir_ + "/stage");
+    FormatAndMount({OpenDev(Uri(Image()))}, Options(dir_ + "/stage"));
+  }
+  void TearDown() override {
+    crashed_.reset();
+    vol_.reset();
+    devs_.clear();
+    std::filesystem::remove_all(dir_);
+  }
+  static MountOptions Options(const std::string& root, bool read_only = false) {
+    MountOptions o;
+    o.flush = FlushMode::kHost;
+    o.staging_root = root;
+    o.read_only = read_only;
+    return o;
+  }
+  std::string Image() const { return dir_ + "/dev.img"; }
+  std::string Uri(const std::string& image) const { return ZnsUri(kZones, "&file=" + image); }
+  std::string LiveStaging() const { return StagingDir(dir_ + "/stage", vol_->volume_id()); }
+  std::string CrashStaging() const {
+    return StagingDir(dir_ + "/crash-stage", vol_->volume_id());
+  }
+  uint64_t FileId(const std::string& path) const {
+    for (const FileInfo& f : vol_->Files()) {
+      if (!f.names.empty() && f.names[0] == path) return f.id;
+    }
+    ADD_FAILURE() << "no file " << path;
+    return 0;
+  }
+
+  // Takes what a process crash now would leave: the device image and the
+  // staging directory. `damage` may change the copy before it is mounted.
+  void TakeCrashCopy() {
+    crashed_.reset();
+    crashed_devs_.clear();
+    std::filesystem::remove_all(dir_ + "/crash-stage");
+    const std::string cp = "cp --sparse=always '" + Image() + "' '" + dir_ + "/crash.img' && " +
+                           "cp -r '" + dir_ + "/stage' '" + dir_ + "/crash-stage'";
+    ASSERT_EQ(std::system(cp.c_str()), 0);
+  }
+  absl::Status MountCrashCopy(bool read_only = false) {
+    crashed_.reset();
+    crashed_devs_.clear();
+    auto dev = device::OpenDevice(Uri(dir_ + "/crash.img"));
+    if (!dev.ok()) return dev.status();
+    crashed_devs_ = {std::shared_ptr<device::ZonedDevice>(std::move(*dev))};
+    auto v = Volume::Mount(crashed_devs_, Options(dir_ + "/crash-stage", read_only));
+    if (!v.ok()) return v.status();
+    crashed_ = std::move(*v);
+    return absl::OkStatus();
+  }
+  // After MountCrashCopy: `path` holds exactly bytes [0, size) of `seed`.
+  void ExpectCrashedFile(const std::string& path, uint64_t seed, uint64_t size) {
+    auto got = ReadFile(*crashed_, path);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->size(), size);
+    EXPECT_TRUE(MatchesPattern(seed, 0, *got)) << path;
+    ExpectConsistent(*crashed_, " after the crash");
+  }
+  static uint64_t Bytes(const std::string& path) { return std::filesystem::file_size(path); }
+  uint64_t WalBytesWritten() const {
+    return devs_[0]->Stats().by_class[static_cast<size_t>(device::IoClass::kWal)].write_bytes;
+  }
+
+  std::string dir_;
+  Devices crashed_devs_;
+  std::unique_ptr<Volume> crashed_;
+};
+
+// Sizes as the chunk tests': partial blocks, whole blocks, and appends
+// larger than a write batch (whole blocks go to the device before the
+// Flush, so that Flush logs and syncs instead of staging).
+TEST_F(HostStagingTest, EveryFlushedByteSurvivesAProcessCrash) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
+  const std::vector<uint64_t> sizes = {100, 4090, 4096, 12280, 1, 3 << 20, 777, 4081, 8192, 5000};
+  uint64_t size = 0;
+  for (int round = 0; round < 4; ++round) {
+    for (uint64_t n : sizes) {
+      ASSERT_OK(w->Append(Pattern(9, size, n)));
+      size += n;
+      ASSERT_OK(w->Flush());
+    }
+    ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+    ASSERT_OK(MountCrashCopy());
+    ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 9, size));
+    // Mount appended what was staged and dropped the staging file.
+    EXPECT_FALSE(std::filesystem::exists(StagingPath(CrashStaging(), FileId("/wal"))));
+  }
+  // Appended, not flushed: not acknowledged, and not recovered either.
+  ASSERT_OK(w->Append(Pattern(9, size, 5000)));
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  ASSERT_OK(MountCrashCopy());
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 9, size));
+  size += 5000;
+  ASSERT_OK(w->Close());
+  EXPECT_FALSE(std::filesystem::exists(StagingPath(LiveStaging(), FileId("/wal"))));
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  auto got = ReadFile(*vol_, "/wal");
+  ASSERT_OK(got);
+  EXPECT_TRUE(*got == Pattern(9, 0, size));
+  ExpectConsistent(*vol_);
+}
+
+// Small Flushes write nothing to the device, and readers see them at once.
+TEST_F(HostStagingTest, ReadersSeeFlushedBytesTheDeviceDoesNotHoldYet) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
+  const uint64_t written = WalBytesWritten();
+  uint64_t size = 0;
+  for (uint64_t n : {100, 130, 5000, 7}) {
+    ASSERT_OK(w->Append(Pattern(4, size, n)));
+    size += n;
+    ASSERT_OK(w->Flush());
+    ASSERT_OK_AND_ASSIGN(const FileStat st, vol_->Stat("/wal"));
+    EXPECT_EQ(st.size, size);
+    auto got = ReadFile(*vol_, "/wal");
+    ASSERT_OK(got);
+    EXPECT_TRUE(*got == Pattern(4, 0, size));
+    // Part of the file from the middle of the staged bytes on.
+    ASSERT_OK_AND_ASSIGN(auto r, vol_->Open("/wal"));
+    std::vector<uint8_t> part(size);
+    ASSERT_OK_AND_ASSIGN(const size_t n_read, r->Read(size / 2, part, device::IoClass::kOther));
+    EXPECT_EQ(n_read, size - size / 2);
+    part.resize(n_read);
+    EXPECT_TRUE(MatchesPattern(4, size / 2, part));
+  }
+  EXPECT_EQ(WalBytesWritten(), written) << "a Flush wrote to the device";
+  ASSERT_OK(w->Sync());
+  EXPECT_EQ(Bytes(StagingPath(LiveStaging(), FileId("/wal"))), 0u);
+  EXPECT_GT(WalBytesWritten(), written);
+  auto got = ReadFile(*vol_, "/wal");
+  ASSERT_OK(got);
+  EXPECT_TRUE(*got == Pattern(4, 0, size));
+  ExpectConsistent(*vol_);
+  ASSERT_OK(w->Close());
+}
+
+// A read-only mount serves what was staged and changes nothing; the next
+// read-write mount appends it.
+TEST_F(HostStagingTest, ReadOnlyMountSeesStagedBytesAndLeavesThem) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
+  ASSERT_OK(w->Append(Pattern(5, 0, 9000)));
+  ASSERT_OK(w->Sync());
+  ASSERT_OK(w->Append(Pattern(5, 9000, 300)));
+  ASSERT_OK(w->Flush());
+  const uint64_t id = FileId("/wal");
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  ASSERT_OK(MountCrashCopy(/*read_only=*/true));
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 5, 9300));
+  EXPECT_GT(Bytes(StagingPath(CrashStaging(), id)), 300u);
+  ASSERT_OK(MountCrashCopy());
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 5, 9300));
+  EXPECT_FALSE(std::filesystem::exists(StagingPath(CrashStaging(), id)));
+  ASSERT_OK(w->Close());
+}
+
+TEST_F(HostStagingTest, DamagedStagingIsRefusedATornLastPieceDropped) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
+  ASSERT_OK(w->Append(Pattern(6, 0, 200)));
+  ASSERT_OK(w->Flush());
+  ASSERT_OK(w->Append(Pattern(6, 200, 300)));
+  ASSERT_OK(w->Flush());
+  const std::string staged = StagingPath(CrashStaging(), FileId("/wal"));
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  ASSERT_EQ(Bytes(staged), 2 * kStageHeaderBytes + 500);
+  {  // one bit of the first piece's data
+    std::fstream f(staged, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(kStageHeaderBytes + 10);
+    f.put(static_cast<char>(Pattern(6, 10, 1)[0] ^ 1));
+  }
+  absl::Status s = MountCrashCopy();
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  EXPECT_TRUE(absl::StrContains(s.message(), staged)) << s;
+
+  // The second piece cut short: the Flush it came from never returned.
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  std::filesystem::resize_file(staged, Bytes(staged) - 1);
+  ASSERT_OK(MountCrashCopy());
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 6, 200));
+  ASSERT_OK(w->Close());
+}
+
+// A staging file that starts past the file's end means synced bytes are
+// missing: DataLoss, not a file with a hole.
+TEST_F(HostStagingTest, StagingPastTheFileEndIsDataLoss) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
+  ASSERT_OK(w->Append(Pattern(7, 0, 100)));
+  ASSERT_OK(w->Sync());
+  ASSERT_OK(w->Close());
+  const uint64_t id = FileId("/wal");
+  std::filesystem::create_directories(LiveStaging());
+  {
+    ASSERT_OK_AND_ASSIGN(auto f, StagingFile::Create(StagingPath(LiveStaging(), id)));
+    ASSERT_OK(f.Stage(id, 200, Pattern(7, 200, 50)));
+  }
+  vol_.reset();
+  auto v = Volume::Mount(devs_, options_);
+  EXPECT_EQ(v.status().code(), absl::StatusCode::kDataLoss) << v.status();
+  EXPECT_TRUE(absl::StrContains(v.status().message(), "/wal")) << v.status();
+}
+
+// The staging file of a file deleted before the crash is dropped.
+TEST_F(HostStagingTest, StagingOfADeletedFileIsDropped) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/old", {.kind = FileKind::kWal}));
+  ASSERT_OK(w->Append(Pattern(8, 0, 100)));
+  ASSERT_OK(w->Flush());
+  const uint64_t id = FileId("/old");
+  ASSERT_OK(vol_->Delete("/old"));
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  ASSERT_TRUE(std::filesystem::exists(StagingPath(CrashStaging(), id)));
+  ASSERT_OK(MountCrashCopy());
+  EXPECT_FALSE(crashed_->Stat("/old").ok());
+  EXPECT_FALSE(std::filesystem::exists(StagingPath(CrashStaging(), id)));
+  ASSERT_OK(w->Close());
+}
+
+// A writer that never syncs keeps its staging file bounded: past the limit
+// a Flush logs and syncs instead.
+TEST_F(HostStagingTest, StagingStaysBounded) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
+  uint64_t size = 0;
+  uint64_t most = 0;
+  const std::string staged = StagingPath(LiveStaging(), FileId("/wal"));
+  while (size < (12 << 20)) {
+    ASSERT_OK(w->Append(Pattern(3, size, 3000)));
+    size += 3000;
+    ASSERT_OK(w->Flush());
+    most = std::max(most, Bytes(staged));
+  }
+  EXPECT_LE(most, (4u << 20) + (4u << 20) / 3000 * kStageHeaderBytes + 3000 + kStageHeaderBytes);
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  ASSERT_OK(MountCrashCopy());
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 3, size));
+  ASSERT_OK(w->Close());
+}
+
+// On an emulator in memory a crash loses the volume too: nothing is staged
+// on the host, readers still see what was flushed.
+TEST(HostStagingMemoryTest, AVolumeInMemoryStagesNothing) {
+  std::string tmpl = testing::TempDir() + "zfs_host_staging_mem.XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+  Devices devs = {OpenDev(ZnsUri(8))};
+  ASSERT_OK(Volume::Format(devs));
+  MountOptions o;
+  o.flush = FlushMode::kHost;
+  o.staging_root = tmpl;
+  {
+    ASSERT_OK_AND_ASSIGN(auto vol, Volume::Mount(devs, o));
+    ASSERT_OK_AND_ASSIGN(auto w, vol->Create("/wal", {.kind = FileKind::kWal}));
+    ASSERT_OK(w->Append(Pattern(1, 0, 10)));
+    ASSERT_OK(w->Flush());
+    auto got = ReadFile(*vol, "/wal");
+    ASSERT_OK(got);
+    EXPECT_EQ(got->size(), 10u);
+    EXPECT_TRUE(std::filesystem::is_empty(tmpl));
+    ASSERT_OK(w->Close());
+  }
+  std::filesystem::remove_all(tmpl);
+}
+
+}  // namespace
+}  // namespace zonestack::zfs
