@@ -3,7 +3,8 @@
 // level a hint would give them): zones hold SSTs of one level only, a zone
 // is reset and reused once its SSTs die, and zfs never collects garbage,
 // not even when the volume is full. The same writes under "lifetime" show
-// each check can fail.
+// each check can fail. With "gc": true (SplitZNS's Gear baseline) the same
+// layout collects garbage when full.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -38,12 +39,17 @@ class GearDbVolumeTest : public ::testing::Test {
  protected:
   // A fresh volume on a 1 MiB-zone SMR disk of `zones` zones with `scheme`.
   void Mount(const std::string& scheme, uint32_t zones = 48) {
+    auto config = policy::ParseSchemeConfig(nlohmann::json(scheme));
+    ASSERT_TRUE(config.ok()) << config.status();
+    Mount(*config, zones);
+  }
+  void Mount(const policy::SchemeConfig& scheme, uint32_t zones = 48) {
     devs_ = {OpenDev(SmrUri(zones))};
     ASSERT_TRUE(zfs::Volume::Format(devs_).ok());
     auto made = policy::MakeScheme(scheme);
     ASSERT_TRUE(made.ok()) << made.status();
     // As the glue mounts hinted schemes: no background GC, GC only before
-    // reporting no space (which geardb forbids too).
+    // reporting no space (which geardb forbids unless "gc" is on).
     // New zones are the lowest empty ones (disk_run_zones 1), so a reset
     // zone is the next one taken.
     auto vol = zfs::Volume::Mount(
@@ -156,6 +162,27 @@ TEST_F(GearDbVolumeTest, LifetimePlacementCollectsGarbageWhenFull) {
   EXPECT_TRUE(Write(1000, 2).ok());  // GC made room
   EXPECT_GE(vol_->gc_totals().runs, 1u);
   EXPECT_GT(vol_->gc_totals().bytes_relocated, 0u);
+}
+
+// The same fill as above on geardb with "gc": true: GC makes room, and the
+// zones it fills still hold one level each.
+TEST_F(GearDbVolumeTest, GearWithGcCollectsGarbageWhenFullAndKeepsLevelsApart) {
+  auto config = policy::ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"gc", true}});
+  ASSERT_TRUE(config.ok()) << config.status();
+  Mount(*config);
+  uint64_t n = 0;
+  absl::Status s;
+  for (; s.ok(); ++n) s = Write(n, n % 2 == 0 ? 2 : 3);
+  ASSERT_TRUE(absl::IsResourceExhausted(s)) << s;
+  for (uint64_t i = 0; i + 1 < n; i += 3) ASSERT_TRUE(vol_->Delete(SstPath(i)).ok());
+  EXPECT_TRUE(Write(1000, 2).ok());  // GC made room
+  EXPECT_TRUE(Write(1001, 3).ok());
+  EXPECT_GE(vol_->gc_totals().runs, 1u);
+  EXPECT_GT(vol_->gc_totals().bytes_relocated, 0u);
+  for (const auto& [zone, levels] : LevelsPerZone()) {
+    EXPECT_EQ(levels.size(), 1u) << "zone " << zone;
+  }
+  zfs::testing_util::ExpectConsistent(*vol_);
 }
 
 }  // namespace

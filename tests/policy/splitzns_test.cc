@@ -1,7 +1,8 @@
 // The splitzns scheme (SplitZNS 4.3): SSTs of levels at or above
 // subzone_min_level ask for subzones, everything else gets its lifetime
 // group in wide zones; the 60% split limit; the GC threshold and the SST
-// sizing it asks of the glue; the ldp baseline's GC.
+// sizing it asks of the glue; the ldp baseline's GC; the Gear baseline's
+// GC switch on the geardb scheme.
 #include <gtest/gtest.h>
 
 #include "policy/scheme_registry.h"
@@ -102,6 +103,26 @@ TEST(LdpTest, IsLifetimePlacementWithGreedyGcAtTwentyPercent) {
     EXPECT_EQ(ldp->Place(h, {testing::Ssd(10, 10)}).group, zfs::LifetimeGroup(h));
     EXPECT_FALSE(ldp->Place(h, {SplitDevice(0, 0).view}).use_subzone);
   }
+}
+
+// SplitZNS 5.1.3 runs Gear with GC, GearDB itself without: one named
+// option, off by default, so GearDB's own experiments keep no GC.
+TEST(GearBaselineTest, GeardbRunsGcOnlyWhenAsked) {
+  auto geardb = Make(json{{"name", "geardb"}});
+  auto gear = Make(json{{"name", "geardb"}, {"gc", true}});
+  EXPECT_FALSE(geardb->allows_gc());
+  EXPECT_EQ(geardb->gc_threshold(), std::nullopt);
+  EXPECT_TRUE(gear->allows_gc());
+  EXPECT_EQ(gear->gc_threshold(), 0.2);
+  // The same layout and the same compaction driver either way.
+  ASSERT_TRUE(gear->gear().has_value());
+  EXPECT_EQ(gear->gear()->options.k, geardb->gear()->options.k);
+  for (int level = 0; level < 5; ++level) {
+    EXPECT_EQ(gear->Place(SstHint(level, level), {testing::Ssd(10, 10)}).group,
+              geardb->Place(SstHint(level, level), {testing::Ssd(10, 10)}).group);
+  }
+  auto bad = ParseSchemeConfig(json{{"name", "geardb"}, {"gc", 1}});
+  EXPECT_FALSE(bad.ok());
 }
 
 }  // namespace

@@ -193,6 +193,12 @@ TEST(ZsbenchPhaseTest, UnknownWorkloadListsTheValidOnes) {
   auto mix = PhaseByName("mix:0.3:1.2");
   ASSERT_TRUE(mix.ok());
   EXPECT_DOUBLE_EQ(mix->workload.zipfian_constant, 1.2);
+  EXPECT_EQ(mix->workload.request_distribution, bench::RequestDistribution::kZipfian);
+  auto uniform = PhaseByName("mix:0.5:uniform");
+  ASSERT_TRUE(uniform.ok()) << uniform.status();
+  EXPECT_EQ(uniform->workload.request_distribution, bench::RequestDistribution::kUniform);
+  EXPECT_DOUBLE_EQ(uniform->workload.read_proportion, 0.5);
+  EXPECT_FALSE(PhaseByName("mix:0.5:flat").ok());
 }
 
 }  // namespace

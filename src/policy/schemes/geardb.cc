@@ -3,32 +3,53 @@
 // options of its compaction windows and gear compaction (3.2-3.3), which
 // the glue's driver carries out (policy/gear_compaction.h,
 // glue/gear_driver.h). docs/geardb.md has the mapping onto RocksDB.
+// The option "gc" turns zfs's GC on: the SplitZNS paper's Gear baseline
+// (SplitZNS 5.1.3) is GearDB's layout and compaction on a ZNS SSD "with
+// GC enabled just as we do for LDP" (docs/splitzns.md, "Baselines").
 #include "policy/scheme_registry.h"
 
 namespace zonestack::policy {
 namespace {
 
-const OptionTable<GearOptions>& GearTable() {
+struct GearDbOptions : GearOptions {
+  // GearDB runs no GC (3.2). SplitZNS's reimplementation, "Gear", runs
+  // greedy GC at 20% free as its LDP (SplitZNS 5.1.3): Gear holds more
+  // space in SSTs its longer compactions keep alive.
+  bool gc = false;
+};
+
+// GC's free-zone threshold when "gc" is on and the config names no "gc"
+// (SplitZNS 5.1.3: GC "when the free space falls under the threshold
+// (20%)", for LDP and so for Gear).
+constexpr double kGearGcThreshold = 0.20;
+
+const OptionTable<GearDbOptions>& GearTable() {
   static const auto* t =
-      &(new OptionTable<GearOptions>)
-           ->Integer("k", &GearOptions::k, 1, 64,
-                     "a level's compaction window is 1/k of its zones (GearDB 3.2)")
-           .Integer("whole_window_levels", &GearOptions::whole_window_levels, 0, 16,
-                    "levels 0 to this one less 1 have the whole level as their window");
+      &(new OptionTable<GearDbOptions>)
+           ->Integer<uint32_t>("k", &GearDbOptions::k, 1, 64,
+                               "a level's compaction window is 1/k of its zones (GearDB 3.2)")
+           .Integer<uint32_t>("whole_window_levels", &GearDbOptions::whole_window_levels, 0, 16,
+                              "levels 0 to this one less 1 have the whole level as their window")
+           .Bool("gc", &GearDbOptions::gc,
+                 "false: no GC ever (GearDB 3.2); true: zfs's greedy GC at 20% free zones, or "
+                 "the config's \"gc\" (SplitZNS 5.1.3's Gear baseline)");
   return *t;
 }
 
 class GearDbScheme : public Scheme {
  public:
-  GearDbScheme(std::string name, GearOptions o, const SchemeEnv& env)
+  GearDbScheme(std::string name, GearDbOptions o, const SchemeEnv& env)
       : Scheme(env), name_(std::move(name)), options_(o) {}
   std::string name() const override { return name_; }
   std::string without_hints() const override {
     return "every SST goes to L0's zones and no gear compaction runs";
   }
   // Zones are freed whole, by compactions (3.2); GC would hide a layout
-  // that stopped freeing them.
-  bool allows_gc() const override { return false; }
+  // that stopped freeing them. Unless "gc" asks for it (SplitZNS's Gear).
+  bool allows_gc() const override { return options_.gc; }
+  std::optional<double> gc_threshold() const override {
+    return options_.gc ? std::optional<double>(kGearGcThreshold) : std::nullopt;
+  }
 
   PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& devices) override {
     PlacementDecision d;
@@ -48,7 +69,7 @@ class GearDbScheme : public Scheme {
 
  private:
   const std::string name_;
-  const GearOptions options_;
+  const GearDbOptions options_;
   GearCounters counters_;
 };
 
@@ -84,12 +105,13 @@ const OptionTable<NoOptions>& NoOptionTable() {
 }  // namespace
 
 ZONESTACK_SCHEMES(geardb) {
-  registry.Add(SchemeSpecFor<GearOptions>(
+  registry.Add(SchemeSpecFor<GearDbOptions>(
       "geardb",
       "GearDB on HM-SMR: zones of one LSM level each, compaction windows of 1/k of a level's "
-      "zones, gear compaction by the glue's driver, no GC (GearDB 3.1-3.3)",
-      GearTable(), GearOptions{},
-      [](const std::string& name, GearOptions o, const SchemeEnv& env) {
+      "zones, gear compaction by the glue's driver, no GC unless \"gc\" (GearDB 3.1-3.3; "
+      "gc: SplitZNS 5.1.3's Gear)",
+      GearTable(), GearDbOptions{},
+      [](const std::string& name, GearDbOptions o, const SchemeEnv& env) {
         return std::make_shared<GearDbScheme>(name, o, env);
       }));
   registry.Add(SchemeSpecFor<NoOptions>(

@@ -355,7 +355,8 @@ int main(int argc, char** argv) {
   app.add_option("--workload", a.workloads,
                  "phases in order, comma-separated: fillseq, fillrandom, overwrite, readrandom, "
                  "readseq, seekrandom, settle (wait for compactions), ycsb-a..f, hhzs-a..f, hhzs-w1..w4 (add -load for the load "
-                 "phase, e.g. ycsb-a-load,ycsb-a), mix:READ_RATIO:ZIPF_SKEW");
+                 "phase, e.g. ycsb-a-load,ycsb-a), mix:READ_RATIO:ZIPF_SKEW or "
+                 "mix:READ_RATIO:uniform");
   app.add_option("--workload-file", a.workload_file, "a YCSB workload properties file");
   app.add_option("--records", a.records, "records (YCSB recordcount, db_bench --num)")
       ->check(Within(1, kMaxCount, true));

@@ -4,10 +4,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <thread>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "bench/operation_chooser.h"
@@ -282,13 +284,21 @@ absl::StatusOr<PhaseSpec> PhaseByName(const std::string& name) {
   }
   if (name.starts_with("mix:")) {
     std::vector<std::string> parts = absl::StrSplit(name.substr(4), ':');
-    double reads, skew;
+    double reads, skew = 0.9;
+    // "uniform" in place of the skew: every key equally likely (SplitZNS
+    // Fig. 16(c)'s uniform YCSB-A).
+    const bool uniform = parts.size() == 2 && parts[1] == "uniform";
     if (parts.size() != 2 || !absl::SimpleAtod(parts[0], &reads) ||
-        !absl::SimpleAtod(parts[1], &skew) || reads < 0 || reads > 1) {
-      return absl::InvalidArgumentError(
-          fmt::format("'{}': a mix is mix:READ_RATIO:ZIPF_SKEW, e.g. mix:0.5:0.9", name));
+        (!uniform && !absl::SimpleAtod(parts[1], &skew)) || reads < 0 || reads > 1) {
+      return absl::InvalidArgumentError(fmt::format(
+          "'{}': a mix is mix:READ_RATIO:ZIPF_SKEW or mix:READ_RATIO:uniform, e.g. mix:0.5:0.9",
+          name));
     }
     p.workload = bench::HhzsMix(reads, skew);
+    if (uniform) {
+      p.workload.request_distribution = bench::RequestDistribution::kUniform;
+      p.workload.name = absl::StrCat("hhzs-read", std::lround(reads * 100), "-uniform");
+    }
     return p;
   }
   auto w = bench::WorkloadByName(name);
@@ -296,7 +306,7 @@ absl::StatusOr<PhaseSpec> PhaseByName(const std::string& name) {
     return absl::InvalidArgumentError(fmt::format(
         "unknown workload '{}'; use fillseq, fillrandom, overwrite, readrandom, readseq, "
         "seekrandom, ycsb-a..ycsb-f, hhzs-a..hhzs-f, hhzs-w1..hhzs-w4 (each with -load for its "
-        "load phase) or mix:READ_RATIO:ZIPF_SKEW",
+        "load phase) or mix:READ_RATIO:ZIPF_SKEW|uniform",
         name));
   }
   p.workload = *w;

@@ -1,0 +1,1 @@
+"""The SplitZNS paper module (experiments/README.md)."""

@@ -1,0 +1,157 @@
+"""The SplitZNS paper's setup (section 5.1, Table 1) scaled down: the
+emulated FEMU ZNS SSD (the emulator's `splitzns` preset), the systems'
+volume configs, RocksDB's options, and zsbench's flags.
+
+One factor K (scale) divides every size together, as the issue asks:
+zones (512 MiB), subzones and SSTs (32 MiB), MemTables, level sizes and
+the loaded data (50 GiB). The zone count (160), the active and open
+limits (24), the chips (8 x 2), pages and latencies are the paper's, so
+a split zone still has 16 subzones, one per chip, and the tree has the
+paper's levels (SSTs of L4 exist, so "+diff" matters).
+"""
+import json
+
+MiB = 1 << 20
+GiB = 1 << 30
+
+# The paper (5.1.1, 5.1.2, 5.1.4).
+ZONE = 512 * MiB
+ZONES = 160
+SUBZONES = 16
+SST = 32 * MiB                # "set equal to the subzone size"
+LOAD_BYTES = 50 * GiB         # "approximately 50 GiB data"
+THREADS = 4
+OPS_PER_THREAD = 1_000_000
+BG_COMPACTIONS = 16           # "maximum number of concurrent background compactions"
+GC_THRESHOLD = 0.2            # LDP's greedy GC "falls under the threshold (20%)"
+# Section 5 gives no key or value size for its main runs; section 3's
+# motivation runs 16 B keys and 1 KiB values, which we keep.
+KEY = 16
+VALUE = 1024
+# RocksDB 7.8's defaults, which the paper does not change (5.1.2): 64 MiB
+# MemTables, L1 of 256 MiB, levels x10.
+MEMTABLE = 64 * MiB
+LEVEL_BASE = 256 * MiB
+MULTIPLIER = 10
+# YCSB's zipfian item space (zsbench's --zipf-items default); divided by K
+# with the keys (docs/zsbench.md).
+ZIPF_ITEMS = 10_000_000_000
+
+# The comparison (5.1.3) and the breakdown (5.4), each one config away
+# (docs/splitzns.md, "Baselines and breakdown").
+SYSTEMS = ("splitzns", "ldp", "gear", "llc")
+BREAKDOWN = ("native", "+diff", "+szr", "+rp", "+rs")
+# Device switches of the breakdown: SubZone Ring, Read Prefetcher, Read
+# Scheduler (the emulator's ring=, prefetch=, read_sched=).
+SWITCHES = {"native": (False, False, False), "+diff": (False, False, False),
+            "+szr": (True, False, False), "+rp": (True, True, False),
+            "+rs": (True, True, True)}
+# RocksDB's compaction priorities of Fig. 16(d).
+PRIORITIES = {"mor": "kMinOverlappingRatio", "cs": "kByCompensatedSize",
+              "ols": "kOldestLargestSeqFirst", "oss": "kOldestSmallestSeqFirst"}
+
+
+def zone_bytes(s):
+    return ZONE // s["scale"]
+
+
+def subzone_bytes(s):
+    return zone_bytes(s) // SUBZONES
+
+
+def sst_target(s):
+    """RocksDB's target SST size: the subzone less 1/16, what the glue sets
+    on a splitzns volume (docs/splitzns.md, "SST size"); every system gets
+    the same, so SSTs are alike across the comparison."""
+    sz = subzone_bytes(s)
+    return sz - sz // 16
+
+
+def records(s, value=None):
+    """Records of a load: the paper's 50 GiB of pairs, divided by K."""
+    if s["records"]:
+        return s["records"]
+    return LOAD_BYTES // (KEY + (value or s["value"])) // s["scale"]
+
+
+def run_ops(s):
+    """Operations of a run phase over all threads: 4 x 1 M, divided by K."""
+    return s["ops"] or max(1, THREADS * OPS_PER_THREAD // s["scale"])
+
+
+def parse_spec(spec):
+    """'splitzns/pri:"kByCompensatedSize"' -> ('splitzns', {'pri': ...})."""
+    name, *extra = spec.split("/")
+    if name not in SYSTEMS + BREAKDOWN:
+        raise ValueError(f"unknown system {name!r}; systems: {', '.join(SYSTEMS + BREAKDOWN)}")
+    opts = {}
+    for kv in extra:
+        key, _, value = kv.partition(":")
+        opts[key] = json.loads(value)
+    return name, opts
+
+
+def device(s, ring=True, prefetch=True, read_sched=True):
+    def on(x):
+        return "on" if x else "off"
+    return (f"emu:splitzns?zones={ZONES}&scale=1/{s['scale']}&timing={s['timing']}"
+            f"&ring={on(ring)}&prefetch={on(prefetch)}&read_sched={on(read_sched)}")
+
+
+def volume_config(s, spec):
+    """A system's volume config (docs/splitzns.md, "Baselines and
+    breakdown"): splitzns, ldp, gear (geardb with GC), llc (ldp with
+    RocksDB's round-robin compaction), and the breakdown. A spec's "pri"
+    sets RocksDB's compaction priority (Fig. 16(d))."""
+    name, opts = parse_spec(spec)
+    cfg = {"devices": [device(s, *SWITCHES.get(name, (True, True, True)))]}
+    if name == "splitzns" or name in BREAKDOWN:
+        scheme = {"name": "splitzns"}
+        if name == "native":
+            scheme["subzone_min_level"] = 0
+        cfg["scheme"] = scheme
+    elif name == "ldp":
+        cfg["scheme"] = "ldp"
+    elif name == "gear":
+        cfg["scheme"] = {"name": "geardb", "gc": True}
+    elif name == "llc":
+        cfg["scheme"] = "ldp"
+        cfg["rocksdb"] = {"compaction_pri": "kRoundRobin"}
+    if "pri" in opts:
+        cfg["rocksdb"] = {"compaction_pri": opts["pri"]}
+    return cfg
+
+
+def rocksdb_options(s):
+    """RocksDB's defaults divided by K, the paper's SST size and
+    compaction threads, for every system alike."""
+    k = s["scale"]
+    return {
+        "write_buffer_size": MEMTABLE // k,
+        "target_file_size_base": sst_target(s),
+        "target_file_size_multiplier": 1,
+        "max_bytes_for_level_base": LEVEL_BASE // k,
+        "max_bytes_for_level_multiplier": MULTIPLIER,
+        "max_background_compactions": s["bg_compactions"],
+        "max_background_flushes": s["bg_flushes"],
+        "max_subcompactions": 1,
+        "compression": "kNoCompression",
+        # RocksDB's info LOG and MANIFEST share the volume: capped at a
+        # quarter zone each, as experiments/geardb does.
+        "max_log_file_size": zone_bytes(s) // 4,
+        "keep_log_file_num": 2,
+        "max_manifest_file_size": zone_bytes(s) // 4,
+    }
+
+
+def zsbench_args(s, comp):
+    """A comparison's params may set the value size ("value") and the
+    zipfian constant ("zipf")."""
+    value = comp.params.get("value") or s["value"]
+    args = ["--records", str(records(s, value)), "--ops", str(run_ops(s)),
+            "--key-size", str(KEY), "--value-size", str(value),
+            "--threads", str(s["threads"]), "--interval", str(s["interval"]),
+            "--zipf-items", str(max(1, ZIPF_ITEMS // s["scale"]))]
+    for name, v in rocksdb_options(s).items():
+        args += ["--rocksdb-option", f"{name}={v}"]
+    return args

@@ -1,0 +1,167 @@
+"""The SplitZNS tables, computed from a summary alone (the compact results
+splitzns/compact.py keeps). Every ratio is taken within one zsbench run,
+then summarized over repeats (runner/stats.py, runner/summary.py)."""
+from runner.summary import field, per_run, ratio, runs, stat, throughput
+from runner.tables import Table
+
+from . import paper, setup
+
+MiB = 1 << 20
+PCT = {"p50": 0, "p99": 1, "p99.9": 2}
+OTHERS = ("ldp", "gear", "llc")
+# The headline operation of a phase: its latency is the one compared.
+HEADLINE = {"readrandom": "READ", "overwrite": "UPDATE", "fillrandom": "UPDATE", "fillseq": "INSERT",
+            "ycsb-a-load": "INSERT", "ycsb-c": "READ", "ycsb-b": "READ", "ycsb-d": "READ",
+            "ycsb-e": "SCAN", "ycsb-f": "READ-MODIFY-WRITE"}
+
+
+def latency(op, q):
+    def get(p):
+        v = p["lat"].get(op)
+        return v[PCT[q]] if v else None
+    return get
+
+
+def busy(p):
+    return p["busy"]
+
+
+def phases(workload):
+    return workload.split(",")
+
+
+def compaction_throughput(p):
+    """Bytes compactions wrote over their summed time (Fig. 15)."""
+    c = p.get("comp")
+    return c[2] / c[0] if c and c[0] else None
+
+
+def _cell(v):
+    return "-" if v is None else v
+
+
+def overall_tables(sm):
+    out = []
+    t = Table("SplitZNS's throughput over each system's (Fig. 9)",
+              ["comparison", "phase"] + [x for o in OTHERS for x in (f"/{o}", f"/{o}, paper")],
+              ratio_columns=[f"/{o}" for o in OTHERS])
+    for key, workload in (("uniform", paper.UNIFORM), ("ycsb", paper.YCSB)):
+        if not runs(sm, key):
+            continue
+        for pn in phases(workload):
+            row = [key, pn]
+            for o in OTHERS:
+                row += [stat(per_run(sm, key, lambda r, o=o: ratio(r, "splitzns", o, pn, throughput))),
+                        _cell(paper.PAPER["overall"].get((pn, o)))]
+            t.add(*row)
+    out.append(t)
+
+    lat = Table("SplitZNS's tail latency over LDP's (Fig. 10)",
+                ["comparison", "phase", "operation", "p99", "p99, paper", "p99.9", "p99.9, paper"],
+                ratio_columns=["p99", "p99.9"])
+    for key, workload in (("uniform", paper.UNIFORM), ("ycsb", paper.YCSB)):
+        if not runs(sm, key):
+            continue
+        for pn in phases(workload):
+            ops = ["READ", "UPDATE"] if pn.startswith("ycsb-a") and pn != "ycsb-a-load" else [HEADLINE[pn]]
+            for op in ops:
+                row = [key, pn, op]
+                for q in ("p99", "p99.9"):
+                    row += [stat(per_run(sm, key, lambda r, op=op, q=q: ratio(
+                                r, "splitzns", "ldp", pn, latency(op, q)))),
+                            _cell(paper.PAPER["latency"].get((pn, op, q)))]
+                lat.add(*row)
+    out.append(lat)
+
+    if runs(sm, "ycsb"):
+        w = Table("Writes and GC on YCSB-A, MiB (Fig. 11, 12): -D device, -U RocksDB's flushes and "
+                  "compactions, GC relocated",
+                  ["system", "-D", "-U", "GC relocated", "GC runs", "GC seconds"],
+                  note="Paper: -U of LDP and SplitZNS equal, Gear and LLC more; SplitZNS migrates far "
+                       "less than LDP.")
+        for sys in setup.SYSTEMS:
+            def mib(get):
+                return stat(per_run(sm, "ycsb", lambda r: field(r, sys, "ycsb-a", get)), 1)
+            w.add(sys, mib(lambda p: p["dw"] / MiB), mib(lambda p: p["uw"] / MiB),
+                  mib(lambda p: p["gc"][2] / MiB), mib(lambda p: p["gc"][0]), mib(lambda p: p["gc"][3]))
+        out.append(w)
+
+    b = Table("Device busy fraction per phase (near 1: the device is the bottleneck; low: RocksDB's "
+              "CPU or stalls are)", ["comparison", "phase"] + list(setup.SYSTEMS))
+    for key, workload in (("uniform", paper.UNIFORM), ("ycsb", paper.YCSB)):
+        if not runs(sm, key):
+            continue
+        for pn in phases(workload):
+            b.add(key, pn, *[stat(per_run(sm, key, lambda r, s=s: field(r, s, pn, busy)), 2)
+                             for s in setup.SYSTEMS])
+    out.append(b)
+    return out
+
+
+def breakdown_tables(sm):
+    key = "breakdown"
+    if not runs(sm, key):
+        return []
+    steps = list(setup.BREAKDOWN)
+    metrics = [("overwrite", "ops", throughput), ("overwrite", "p99", latency("UPDATE", "p99")),
+               ("overwrite", "p99.9", latency("UPDATE", "p99.9")),
+               ("readrandom", "ops", throughput), ("readrandom", "p50", latency("READ", "p50")),
+               ("readrandom", "p99", latency("READ", "p99")),
+               ("readrandom", "p99.9", latency("READ", "p99.9"))]
+    cols = [f"{pn} {m}" for pn, m, _ in metrics]
+    step = Table("Each step over the step before it (Fig. 13, 14; throughput and latency ratios)",
+                 ["step"] + [x for c in cols for x in (c, f"{c}, paper")], ratio_columns=cols)
+    for prev, cur in zip(steps, steps[1:]):
+        row = [f"{cur}/{prev}"]
+        for pn, m, get in metrics:
+            row += [stat(per_run(sm, key, lambda r, pn=pn, get=get: ratio(r, cur, prev, pn, get))),
+                    _cell(paper.PAPER["breakdown"].get((cur, pn, m)))]
+        step.add(*row)
+    native = Table("Each step over native (Fig. 13, 14)", ["step"] + cols, ratio_columns=cols)
+    for cur in steps[1:]:
+        native.add(cur, *[stat(per_run(sm, key, lambda r, pn=pn, get=get: ratio(r, cur, "native", pn, get)))
+                          for pn, _, get in metrics])
+    internal = Table("Write stalls and compaction throughput on overwrite (Fig. 15)",
+                     ["step", "stall s", "compaction MiB/s", "device busy"])
+    for cur in steps:
+        def get(fn):
+            return stat(per_run(sm, key, lambda r: field(r, cur, "overwrite", fn)), 2)
+        internal.add(cur, get(lambda p: p["stall_us"] / 1e6),
+                     get(lambda p: (compaction_throughput(p) or 0) / MiB), get(busy))
+    return [step, native, internal]
+
+
+def _over(sm, keys, label, systems, pn_of, paper_of=None):
+    cols = [f"/{o}" for o in systems]
+    header = ["comparison"] + cols + (["paper"] if paper_of else []) + ["busy splitzns", "busy " + systems[0]]
+    t = Table(label, header, ratio_columns=cols)
+    for key in keys:
+        if not runs(sm, key):
+            continue
+        pn = pn_of(key)
+        row = [key] + [stat(per_run(sm, key, lambda r, o=o: ratio(r, "splitzns", o, pn, throughput)))
+                       for o in systems]
+        if paper_of:
+            row.append(_cell(paper_of(key)))
+        row += [stat(per_run(sm, key, lambda r, s=s: field(r, s, pn, busy)), 2)
+                for s in ("splitzns", systems[0])]
+        t.add(*row)
+    return t
+
+
+def value_tables(sm):
+    return [_over(sm, [f"value-{v}" for v in paper.VALUES],
+                  f"SplitZNS over LDP on YCSB-A by value size (Fig. 16(a)); paper: {paper.PAPER['value']}",
+                  ["ldp"], lambda key: "ycsb-a")]
+
+
+def skew_tables(sm):
+    phase = {paper.skew_key(z): paper.skew_phase(z) for z in paper.SKEWS}
+    return [_over(sm, list(phase), f"SplitZNS over each system by skew (Fig. 16(c)); paper: "
+                  f"{paper.PAPER['skew']}", list(OTHERS), phase.get)]
+
+
+def policy_tables(sm):
+    return [_over(sm, [f"pri-{p}" for p in setup.PRIORITIES],
+                  "SplitZNS over LDP by RocksDB's compaction priority (Fig. 16(d))", ["ldp"],
+                  lambda key: "ycsb-a", lambda key: paper.PAPER["policy"][key.split("-", 1)[1]])]
