@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iterator>
 #include <functional>
+#include <map>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "glue/config.h"
@@ -212,18 +214,54 @@ int Df(const VolumeArgs& args) {
   });
 }
 
+std::string ZoneTable(const zfs::Volume& v, bool all, bool subzones) {
+  // Live bytes per subzone, from the files' extents (an extent never
+  // spans two subzones).
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t>, uint64_t> live;
+  if (subzones) {
+    for (const zfs::FileInfo& f : v.Files()) {
+      for (const zfs::ExtentInfo& x : f.extents) {
+        const device::ZonedDevice& dev = *v.devices()[x.device];
+        const uint64_t size = dev.info().subzone_size();
+        if (size == 0) continue;
+        live[{x.device, x.zone, (x.offset - dev.ZoneStart(x.zone)) / size}] += x.length;
+      }
+    }
+  }
+  std::string out = fmt::format("{:>3} {:>6} {:<10} {:<8} {:>6} {:>11} {:>11} {:>8}\n", "dev",
+                                "zone", "state", "role", "group", "valid MiB", "written MiB",
+                                "subzones");
+  for (const zfs::ZoneReport& z : v.Zones()) {
+    if (!all && z.written_bytes == 0 && z.role == zfs::ZoneRole::kFree) continue;
+    out += fmt::format("{:>3} {:>6} {:<10} {:<8} {:>6} {:>11} {:>11} {:>8}\n", z.device,
+                       z.zone.index, device::ToString(z.zone.state),
+                       z.role == zfs::ZoneRole::kData && z.pool ? "pool" : RoleName(z.role),
+                       z.group == UINT32_MAX ? std::string("-") : std::to_string(z.group),
+                       Mib(z.valid_bytes), Mib(z.written_bytes),
+                       z.zone.IsSplit() ? std::to_string(z.zone.subzones) : std::string("-"));
+    if (!subzones || !z.zone.IsSplit()) continue;
+    auto subs = v.devices()[z.device]->ReportSubzones(z.zone.index);
+    if (!subs.ok()) {
+      out += fmt::format("{:>10} {}\n", "", std::string(subs.status().message()));
+      continue;
+    }
+    out += fmt::format("{:>10} {:>3} {:<10} {:>4} {:>11} {:>11}\n", "", "sub", "state", "chip",
+                       "written KiB", "valid KiB");
+    for (const device::SubzoneInfo& s : *subs) {
+      const uint64_t written = s.write_pointer - s.start;
+      auto it = live.find({z.device, z.zone.index, s.index});
+      out += fmt::format("{:>10} {:>3} {:<10} {:>4} {:>11} {:>11}\n", "", s.index,
+                         device::ToString(s.state),
+                         s.chip < 0 ? std::string("-") : std::to_string(s.chip), written >> 10,
+                         (it == live.end() ? 0 : it->second) >> 10);
+    }
+  }
+  return out;
+}
+
 int ZonesCmd(const VolumeArgs& args) {
   return WithVolume(args, [&](zfs::Volume& v) {
-    fmt::print("{:>3} {:>6} {:<10} {:<8} {:>6} {:>11} {:>11}\n", "dev", "zone", "state", "role",
-               "group", "valid MiB", "written MiB");
-    for (const zfs::ZoneReport& z : v.Zones()) {
-      if (!args.all_zones && z.written_bytes == 0 && z.role == zfs::ZoneRole::kFree) continue;
-      fmt::print("{:>3} {:>6} {:<10} {:<8} {:>6} {:>11} {:>11}\n", z.device, z.zone.index,
-                 device::ToString(z.zone.state),
-                 z.role == zfs::ZoneRole::kData && z.pool ? "pool" : RoleName(z.role),
-                 z.group == UINT32_MAX ? std::string("-") : std::to_string(z.group),
-                 Mib(z.valid_bytes), Mib(z.written_bytes));
-    }
+    fmt::print("{}", ZoneTable(v, args.all_zones, args.subzones));
     return 0;
   });
 }

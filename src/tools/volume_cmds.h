@@ -7,6 +7,10 @@
 
 #include "absl/status/statusor.h"
 
+namespace zonestack::zfs {
+class Volume;
+}
+
 namespace zonestack::tools {
 
 struct VolumeArgs {
@@ -19,6 +23,7 @@ struct VolumeArgs {
   std::vector<std::string> paths;    // for rm, rmdir
   bool recursive = false;            // for ls, rm
   bool all_zones = false;            // for zones: also empty ones
+  bool subzones = false;             // for zones: each split zone's subzones
   uint32_t metadata_zones = 2;       // for mkfs
   bool repair = false;               // for fsck: Volume::Repair first
   bool metadata_only = false;        // for fsck: do not read file data
@@ -36,6 +41,12 @@ int Info(const VolumeArgs& args);
 int Ls(const VolumeArgs& args);
 int Df(const VolumeArgs& args);
 int ZonesCmd(const VolumeArgs& args);
+// What `zsctl zones` prints of a mounted volume: a row per zone (empty
+// free zones only with `all`): device, zone, state, role, placement group,
+// live and written MiB, and the subzone count of a split zone. With
+// `subzones`, each split zone's subzones follow it (SplitZNS 4.2): index,
+// state, the chip the device gave it (- while empty), written and live KiB.
+std::string ZoneTable(const zfs::Volume& v, bool all, bool subzones);
 int Fsck(const VolumeArgs& args);
 int Dump(const VolumeArgs& args);
 // Checks the metadata and (unless metadata_only) reads every file's data

@@ -127,9 +127,11 @@ int main(int argc, char** argv) {
   ls->add_option("path", vargs.path, "directory (default /)");
   ls->add_flag("-r,--recursive", vargs.recursive, "list subdirectories too");
   volume_cmd("df", "space per device", zs::tools::Df);
-  volume_cmd("zones", "each zone: device, state, role, valid and written bytes",
-             zs::tools::ZonesCmd)
-      ->add_flag("-a,--all", vargs.all_zones, "include empty zones");
+  auto* zones = volume_cmd("zones", "each zone: device, state, role, valid and written bytes",
+                           zs::tools::ZonesCmd);
+  zones->add_flag("-a,--all", vargs.all_zones, "include empty zones");
+  zones->add_flag("-s,--subzones", vargs.subzones,
+                  "each split zone's subzones: state, chip, written and valid KiB");
   auto* fsck = volume_cmd("fsck",
                           "check metadata against the zones and file data against its "
                           "checksums; exit 2 on problems",
