@@ -48,7 +48,8 @@ struct ZoneStackConfig {
   // once a device's empty zones fall to `threshold` of its data zones
   // (MountOptions::gc_free_zone_threshold), victims greedy or
   // cost-benefit. Unset: hinted schemes run no background GC, others at
-  // zfs's default. A scheme that allows no GC (geardb) ignores it.
+  // zfs's default. A scheme that allows no GC (geardb without its "gc"
+  // option) ignores it.
   std::optional<double> gc_threshold;
   bool gc_cost_benefit = false;
 };
