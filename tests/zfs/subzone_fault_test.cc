@@ -38,6 +38,29 @@ class SubzonePolicy : public PlacementPolicy {
   }
 };
 
+// Records the outcome of every subzone reset, so a test can tell that the
+// fault it armed hit the reset and not another command.
+class ResetRecordingDevice : public FaultInjectingDevice {
+ public:
+  using FaultInjectingDevice::FaultInjectingDevice;
+  absl::Status ResetSubzone(uint32_t zone, uint32_t subzone,
+                            const device::IoContext& ctx) override {
+    absl::Status s = FaultInjectingDevice::ResetSubzone(zone, subzone, ctx);
+    absl::MutexLock lock(&mu_);
+    (s.ok() ? resets_ok_ : resets_failed_)[zone] += 1;
+    return s;
+  }
+  int ResetsFailed(uint32_t zone) const {
+    absl::MutexLock lock(&mu_);
+    auto it = resets_failed_.find(zone);
+    return it == resets_failed_.end() ? 0 : it->second;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<uint32_t, int> resets_ok_ ABSL_GUARDED_BY(mu_), resets_failed_ ABSL_GUARDED_BY(mu_);
+};
+
 bool Mentions(const absl::Status& s, const std::string& text) {
   return std::string(s.message()).find(text) != std::string::npos;
 }
@@ -46,7 +69,7 @@ class SubzoneFaultTest : public VolumeTest {
  protected:
   void SetUp() override {
     // splitzns at 1/64: 8 MiB zones of 16 subzones of 512 KiB.
-    fault_ = std::make_shared<FaultInjectingDevice>(
+    fault_ = std::make_shared<ResetRecordingDevice>(
         OpenDev("emu:splitzns?zones=24&scale=1/64&timing=none"));
     // No background GC but the failed-zone handling, which tests wait for
     // by moving the clock.
@@ -93,7 +116,7 @@ class SubzoneFaultTest : public VolumeTest {
   }
 
   std::shared_ptr<TestClock> clock_ = std::make_shared<TestClock>();
-  std::shared_ptr<FaultInjectingDevice> fault_;
+  std::shared_ptr<ResetRecordingDevice> fault_;
   std::map<std::string, uint64_t> files_;
 };
 
@@ -181,6 +204,7 @@ TEST_F(SubzoneFaultTest, FailedSubzoneResetLosesNoneOfTheSplitZonesOtherFiles) {
   // unmount and the mount's cleanup of dead subzones.
   ASSERT_NO_FATAL_FAILURE(Remount());
   EXPECT_EQ(fault_->injected(), 1u);
+  EXPECT_GE(fault_->ResetsFailed(zone), 1) << "the fault did not hit the subzone's reset";
   ASSERT_OK_AND_ASSIGN(auto report, fault_->ReportZone(zone));
   EXPECT_EQ(report.state, ZoneState::kReadOnly);
   ExpectFilesIntact(*vol_, files_);
