@@ -130,7 +130,7 @@ class TablesTest(unittest.TestCase):
         self.assertAlmostEqual(p99[lat.columns.index("p99")].median, 0.5)
         self.assertEqual(p99[lat.columns.index("p99, paper")], 0.428)
         self.assertEqual(len(busy.rows), len(paper.UNIFORM.split(",")))
-        self.assertEqual(cell(busy, 0, "ldp"), "-")  # fillseq not in the synthetic runs
+        self.assertEqual(cell(busy, 0, "ldp"), "-")  # the load is not in the synthetic runs
 
     def test_writes_and_migration_on_ycsb_a(self):
         mib = setup.MiB
