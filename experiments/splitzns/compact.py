@@ -18,9 +18,10 @@ def phase_compact(p):
     relocated, seconds] since mount (Fig. 12); stall_us: RocksDB's write
     stall time; comp: [compaction seconds, input bytes, output bytes]
     (Fig. 15's compaction throughput); busy: the device's mean chip busy
-    fraction (is the device the bottleneck?); late: commands the emulator
-    finished after their modeled time; errors; counters: the splitzns
-    scheme's."""
+    fraction (is the device the bottleneck?); chips: each chip's busy
+    fraction (5.4's chip utilization; absent without timing); late:
+    commands the emulator finished after their modeled time; errors;
+    counters: the splitzns scheme's."""
     d = (p.get("devices") or [{}])[0]
     rdb = p.get("rocksdb") or {}
     gc = p.get("gc") or {}
@@ -36,6 +37,8 @@ def phase_compact(p):
          "busy": _r(d.get("busy_fraction", 0.0)),
          "late": d.get("late_commands", 0),
          "errors": p.get("errors", 0)}
+    if d.get("busy_by_chip"):
+        c["chips"] = [_r(float(x)) for x in d["busy_by_chip"]]
     comp = p.get("compactions")
     if comp:
         c["comp"] = [_r(comp.get("seconds", 0.0)), comp.get("input_bytes", 0), comp.get("output_bytes", 0)]

@@ -30,6 +30,11 @@ def phases(workload):
     return workload.split(",")
 
 
+def chip_spread(p, fn):
+    """fn (min or max) of the chips' busy fractions; None without timing."""
+    return fn(p["chips"]) if p.get("chips") else None
+
+
 def compaction_throughput(p):
     """Bytes compactions wrote over their summed time (Fig. 15)."""
     c = p.get("comp")
@@ -121,13 +126,15 @@ def breakdown_tables(sm):
     for cur in steps[1:]:
         native.add(cur, *[stat(per_run(sm, key, lambda r, pn=pn, get=get: ratio(r, cur, "native", pn, get)))
                           for pn, _, get in metrics])
-    internal = Table("Write stalls and compaction throughput on overwrite (Fig. 15)",
-                     ["step", "stall s", "compaction MiB/s", "device busy"])
+    internal = Table("Write stalls, compaction throughput and chip utilization on overwrite (Fig. 15, "
+                     "5.4)", ["step", "stall s", "compaction MiB/s", "device busy", "least busy chip",
+                              "busiest chip"])
     for cur in steps:
         def get(fn):
             return stat(per_run(sm, key, lambda r: field(r, cur, "overwrite", fn)), 2)
         internal.add(cur, get(lambda p: p["stall_us"] / 1e6),
-                     get(lambda p: (compaction_throughput(p) or 0) / MiB), get(busy))
+                     get(lambda p: (compaction_throughput(p) or 0) / MiB), get(busy),
+                     get(lambda p: chip_spread(p, min)), get(lambda p: chip_spread(p, max)))
     return [step, native, internal]
 
 

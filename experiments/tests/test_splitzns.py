@@ -96,7 +96,8 @@ class CompactTest(unittest.TestCase):
     def test_writes_gc_stalls_and_latency_are_kept(self):
         p = {"name": "ycsb-a", "ops_per_second": 100.0, "ops": 5, "seconds": 2.0,
              "write_amplification": 3.0,
-             "devices": [{"busy_fraction": 0.75, "total": {"write_bytes": 900}, "late_commands": 2}],
+             "devices": [{"busy_fraction": 0.75, "total": {"write_bytes": 900}, "late_commands": 2,
+                          "busy_by_chip": [0.5, 1.0]}],
              "rocksdb": {"flush_write_bytes": 100, "compact_write_bytes": 200, "stall_micros": 7},
              "gc": {"runs": 1, "zones_reclaimed": 2, "bytes_relocated": 300, "seconds": 0.5},
              "latency": {"READ": {"p50_us": 1.0, "p99_us": 2.0, "p999_us": 3.0}},
@@ -108,6 +109,8 @@ class CompactTest(unittest.TestCase):
         self.assertEqual(c["lat"]["READ"], [1.0, 2.0, 3.0])
         self.assertEqual(c["comp"], [4.0, 10, 8])
         self.assertEqual(c["counters"], [0, 4, 0])
+        self.assertEqual(c["chips"], [0.5, 1.0])
+        self.assertNotIn("chips", compact.phase_compact({"name": "x", "devices": [{}]}))
         whole = compact.compact({"schemes": [{"name": "ldp", "phases": [p]}]})
         self.assertIn("ycsb-a", whole["phases"]["ldp"])
 
@@ -145,7 +148,8 @@ class TablesTest(unittest.TestCase):
 
     def test_breakdown_steps_over_the_step_before_and_over_native(self):
         vals = {"native": 100, "+diff": 150, "+szr": 300, "+rp": 330, "+rs": 320}
-        run = {"phases": {n: {"overwrite": phase(v, update=[1, 1, 1], stall=2_000_000, comp=[2.0, 0, 4 * setup.MiB]),
+        run = {"phases": {n: {"overwrite": dict(phase(v, update=[1, 1, 1], stall=2_000_000,
+                                                     comp=[2.0, 0, 4 * setup.MiB]), chips=[0.25, 0.75]),
                               "readrandom": phase(v, read=[1, 2, 4])} for n, v in vals.items()}}
         step, native, internal = tables.breakdown_tables(summary({"breakdown": {"runs": [run]}}))
         self.assertEqual([r[0] for r in step.rows], ["+diff/native", "+szr/+diff", "+rp/+szr", "+rs/+rp"])
@@ -155,6 +159,8 @@ class TablesTest(unittest.TestCase):
         self.assertAlmostEqual(cell(native, 3, "overwrite ops").median, 3.2)
         self.assertAlmostEqual(internal.rows[0][1].median, 2.0)
         self.assertAlmostEqual(internal.rows[0][2].median, 2.0)
+        self.assertAlmostEqual(cell(internal, 0, "least busy chip").median, 0.25)
+        self.assertAlmostEqual(cell(internal, 0, "busiest chip").median, 0.75)
         self.assertEqual(tables.breakdown_tables(summary({})), [])
 
     def test_sensitivity_tables(self):

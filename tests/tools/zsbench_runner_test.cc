@@ -232,6 +232,31 @@ TEST(ZsbenchDeltaTest, NandCountersSplitHostAndMigrationProgramsPerMode) {
   EXPECT_EQ(d.qlc_page_reads, (std::array<uint64_t, 4>{4, 3, 2, 1}));
 }
 
+// SplitZNS 5.4's chip utilization: an SSD's busy share per chip, in chip
+// order; a disk has none.
+TEST(ZsbenchDeltaTest, BusyByChipIsEachDiesShareOfThePhase) {
+  device::DeviceStats before, after;
+  before.elapsed_ns = 1000;
+  after.elapsed_ns = 3000;
+  before.busy_ns = {{"die0", 100}, {"die1", 0}, {"die2", 500}, {"channel0", 0}};
+  after.busy_ns = {{"die0", 1100}, {"die1", 2000}, {"die2", 500}, {"channel0", 2000}};
+  const DeviceDelta d = Delta("splitzns", before, after);
+  ASSERT_EQ(d.busy_by_chip.size(), 3u);
+  EXPECT_DOUBLE_EQ(d.busy_by_chip[0], 0.5);
+  EXPECT_DOUBLE_EQ(d.busy_by_chip[1], 1.0);
+  EXPECT_DOUBLE_EQ(d.busy_by_chip[2], 0.0);
+  EXPECT_DOUBLE_EQ(d.busy_fraction, 0.5);
+  PhaseResult p;
+  p.name = "overwrite";
+  p.devices.push_back(d);
+  const nlohmann::json j = ToJson({{"splitzns", "emu:splitzns", {p}}}, {{"records", 1}});
+  EXPECT_EQ(j["schemes"][0]["phases"][0]["devices"][0]["busy_by_chip"].size(), 3u);
+  device::DeviceStats disk_before, disk_after;
+  disk_after.elapsed_ns = 10;
+  disk_after.busy_ns = {{"head", 5}};
+  EXPECT_TRUE(Delta("disk", disk_before, disk_after).busy_by_chip.empty());
+}
+
 // YCSB C on a QLC device programs nothing; its QLC page reads by type are
 // still the phase's (ZnH2 counts them per workload).
 TEST(ZsbenchReportTest, ReadOnlyPhaseKeepsQlcPageReads) {

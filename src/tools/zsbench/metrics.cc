@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 
 namespace zonestack::zsbench {
@@ -54,6 +55,16 @@ DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,
     ++n;
   }
   if (n > 0 && elapsed > 0) d.busy_fraction = busy / n / elapsed;
+  if (prefix == "die" && elapsed > 0) {
+    for (const auto& [res, ns] : after.busy_ns) {
+      uint32_t chip = 0;
+      if (!res.starts_with("die") || !absl::SimpleAtoi(res.substr(3), &chip)) continue;
+      auto b = before.busy_ns.find(res);
+      if (d.busy_by_chip.size() <= chip) d.busy_by_chip.resize(chip + 1, 0.0);
+      d.busy_by_chip[chip] =
+          static_cast<double>(ns - (b == before.busy_ns.end() ? 0 : b->second)) / elapsed;
+    }
+  }
   for (int c = 0; c < device::kNumIoClasses; ++c) {
     const uint64_t ns = after.busy_ns_by_class[c] - before.busy_ns_by_class[c];
     if (ns == 0 || elapsed <= 0) continue;

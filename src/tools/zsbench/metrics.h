@@ -20,6 +20,9 @@ struct DeviceDelta {
   device::IoCounters total;
   // Busy share of the phase: of the head on a disk, mean over dies on an SSD.
   double busy_fraction = 0;
+  // An SSD's busy fraction of each chip ("die<i>" resources) in chip order
+  // (SplitZNS 5.4's chip utilization); empty for disks.
+  std::vector<double> busy_by_chip;
   uint64_t zone_resets = 0;
   uint64_t erases = 0;
   uint64_t destages = 0;  // a disk's write-cache runs written to the media

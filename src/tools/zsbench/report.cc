@@ -132,6 +132,7 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
                                       {"CU", d.qlc_page_reads[2]},
                                       {"U", d.qlc_page_reads[3]}};
     }
+    if (!d.busy_by_chip.empty()) dj["busy_by_chip"] = d.busy_by_chip;
     for (const auto& [c, f] : d.busy_by_class) dj["busy_by_class"][c] = f;
     for (const auto& [c, x] : d.by_class) dj["by_class"][c] = CountersJson(x);
     j["devices"].push_back(dj);
