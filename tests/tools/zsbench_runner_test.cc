@@ -55,6 +55,21 @@ class ZsbenchRunnerTest : public ::testing::Test {
   std::shared_ptr<rocksdb::Statistics> stats_;
 };
 
+// SplitZNS Fig. 16(c)'s uniform YCSB-A: half reads, half updates, every
+// key read from the load's key space.
+TEST_F(ZsbenchRunnerTest, UniformMixReadsLoadedKeysHalfTheTime) {
+  auto load = RunPhase(db_.get(), volume_.get(), stats_.get(), Phase("ycsb-a-load", 3000, 3000, 2));
+  ASSERT_TRUE(load.ok()) << load.status();
+  auto run =
+      RunPhase(db_.get(), volume_.get(), stats_.get(), Phase("mix:0.5:uniform", 3000, 4000, 2));
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->ops, 4000u);
+  EXPECT_EQ(run->errors, 0u) << run->first_error;
+  EXPECT_EQ(run->reads_missed, 0u) << "the mix read keys the load never wrote";
+  const double reads = static_cast<double>(run->latency_ns.at("READ").count());
+  EXPECT_NEAR(reads / 4000, 0.5, 0.05);
+}
+
 TEST_F(ZsbenchRunnerTest, YcsbLoadThenRunFindsEveryKeyAndSplitsOperations) {
   auto load = RunPhase(db_.get(), volume_.get(), stats_.get(), Phase("ycsb-a-load", 5000, 5000, 2));
   ASSERT_TRUE(load.ok()) << load.status();
