@@ -100,6 +100,21 @@ def compact(result, s, comp):
     return compact_mod.compact(result)
 
 
+def preflight(exp, zsctl_schemes):
+    """Every scheme option the experiment's configs name (geardb's gc,
+    splitzns's subzone_min_level) must be one `zsctl schemes` lists: a
+    zsctl built before them would fail only when the system runs."""
+    s = DEFAULTS
+    options = set()
+    for comp in exp.comparisons(s):
+        for _, spec in comp.schemes:
+            scheme = setup.volume_config(s, spec)["scheme"]
+            if isinstance(scheme, dict):
+                options |= {k for k in scheme if k != "name"}
+    return [f"{exp.name}: scheme option {o} is not one `zsctl schemes` lists (rebuild zsctl)"
+            for o in sorted(options) if f" {o} " not in zsctl_schemes]
+
+
 UNIFORM = "ycsb-a-load,readrandom,overwrite,fillrandom"
 YCSB = "ycsb-a-load,ycsb-a,ycsb-b,ycsb-c,ycsb-f,ycsb-d,ycsb-e"
 BREAKDOWN = "ycsb-a-load,overwrite,readrandom"

@@ -86,6 +86,14 @@ class SetupTest(unittest.TestCase):
         self.assertEqual(args[args.index("--value-size") + 1], "128")
         self.assertEqual(int(args[args.index("--records") + 1]), setup.LOAD_BYTES // (16 + 128) // 32)
 
+    def test_preflight_names_scheme_options_zsctl_does_not_list(self):
+        listed = "geardb\n    k   4\n    gc   false\nsplitzns\n    subzone_min_level   4\n"
+        self.assertEqual(paper.preflight(paper.EXPERIMENTS["overall"], listed), [])
+        self.assertEqual(paper.preflight(paper.EXPERIMENTS["breakdown"], listed), [])
+        old = "geardb\n    k   4\nsplitzns\n"
+        self.assertEqual(len(paper.preflight(paper.EXPERIMENTS["overall"], old)), 1)
+        self.assertIn("subzone_min_level", paper.preflight(paper.EXPERIMENTS["breakdown"], old)[0])
+
     def test_uniform_skew_is_a_uniform_mix(self):
         keys = [c.workload for c in paper.skew_comparisons(settings())]
         self.assertEqual(keys[0], "ycsb-a-load,mix:0.5:uniform")
