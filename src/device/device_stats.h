@@ -48,7 +48,27 @@ struct DeviceStats {
   uint64_t prefetch_reads = 0;
   uint64_t prefetch_read_bytes = 0;
   uint64_t prefetch_hit_bytes = 0;
-  uint64_t slc_zone_migrations = 0;  // zones a hidden SLC cache moved to the native mode
+  uint64_t slc_zone_migrations = 0;
+  // Host-aware and device-managed SMR (docs/emulator.md, "Host-aware SMR"):
+  // host writes the drive redirected to its media cache (NSWs) and their
+  // bytes; read bytes the media cache served; the log bytes in use now;
+  // cleaning runs started (and of them by the idle trigger); NSWs that
+  // waited for cleaning because the log had no room; zones cleaned by
+  // read-modify-write, the zone bytes those rewrote, the cached bytes they
+  // moved home and the head time they took; cleanings a power cut tore
+  // (the zone's blocks stayed in the cache).
+  uint64_t nsw_writes = 0;
+  uint64_t nsw_bytes = 0;
+  uint64_t media_cache_read_bytes = 0;
+  uint64_t media_cache_bytes = 0;
+  uint64_t media_cache_cleanings = 0;
+  uint64_t media_cache_idle_cleanings = 0;
+  uint64_t media_cache_full_stalls = 0;
+  uint64_t media_cache_cleaned_zones = 0;
+  uint64_t media_cache_rmw_bytes = 0;
+  uint64_t media_cache_cleaned_bytes = 0;
+  uint64_t media_cache_cleaning_ns = 0;
+  uint64_t media_cache_torn_cleanings = 0;  // zones a hidden SLC cache moved to the native mode
   // Page reads (one sense of a page) of QLC pages by page type: L, CL, CU,
   // U (ZnH2 Table 2). Counted by the NAND timing model.
   std::array<uint64_t, 4> qlc_page_reads{};

@@ -3,6 +3,7 @@
 //   zbd:/dev/NAME                  a real zoned block device (zbd_device.h)
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -22,7 +23,10 @@ constexpr const char* kParams =
     "slc=host|device|none (an SLC/QLC SSD: HZNS zones, DM Hybrid, pure QLC), "
     "slc_idle_ms=N, slc_idle_target=P (DM Hybrid's idle migration), "
     "ring=on|off, prefetch=on|off, read_sched=on|off (SplitZNS's SubZone Ring, Read "
-    "Prefetcher and Read Scheduler, on presets with subzones)";
+    "Prefetcher and Read Scheduler, on presets with subzones), "
+    "smr=ha|dm, mc=BYTES, mc_high=P, mc_low=P, mc_idle_ms=N (an SMR drive with a media "
+    "cache: host-aware or device-managed, the cache's size, its cleaning's high- and "
+    "low-water marks in percent, and the idle time that starts cleaning; 0: never)";
 
 // Far more zones than any zoned drive has (a 28 TB SMR disk has ~104k);
 // beyond this an emulator's per-zone state would exhaust memory.
@@ -96,6 +100,13 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
   std::map<std::string, bool> splitzns = {{"ring", true}, {"prefetch", true},
                                           {"read_sched", true}};
   DiskParams disk = preset->disk;
+  // Host-aware SMR (docs/emulator.md, "Host-aware SMR"): the media cache
+  // scales with the zones; cleaning's defaults are ours (the paper gives
+  // none).
+  std::string smr = "ha";
+  std::optional<uint64_t> mc_bytes;
+  MediaCacheOptions mc{.high_water_percent = 90, .low_water_percent = 0,
+                       .idle_ns = 1'000'000'000};
   for (const auto& [key, value] : params) {
     if (key == "zones" || key == "conv" || key == "max_open" || key == "max_active") {
       auto v = ParseCount(uri, key, value, key == "zones" ? kMaxZones : UINT32_MAX);
@@ -110,9 +121,32 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
       scale = *v;
     } else if (key == "write_cache") {
       if (!preset->is_disk) return BadUri(uri, "write_cache applies to disk presets only");
+      if (preset->media_cache_bytes > 0) {
+        return BadUri(uri, "write_cache is not modeled beside a media cache");
+      }
       auto v = ParseCount(uri, key, value, UINT64_MAX);
       if (!v.ok()) return v.status();
       disk.write_cache_bytes = *v;
+    } else if (key == "smr" || key == "mc" || key == "mc_high" || key == "mc_low" ||
+               key == "mc_idle_ms") {
+      if (preset->media_cache_bytes == 0) {
+        return BadUri(uri, absl::StrCat(key, "= applies to presets with a media cache "
+                                        "(st8000as0022), not ", preset->name));
+      }
+      if (key == "smr") {
+        if (value != "ha" && value != "dm") {
+          return BadUri(uri, absl::StrCat("smr='", value, "' must be ha or dm"));
+        }
+        smr = value;
+        continue;
+      }
+      const bool percent = key == "mc_high" || key == "mc_low";
+      auto v = ParseCount(uri, key, value, percent ? 100 : key == "mc_idle_ms" ? 3'600'000 : UINT64_MAX);
+      if (!v.ok()) return v.status();
+      if (key == "mc") mc_bytes = *v;
+      if (key == "mc_high") mc.high_water_percent = static_cast<uint32_t>(*v);
+      if (key == "mc_low") mc.low_water_percent = static_cast<uint32_t>(*v);
+      if (key == "mc_idle_ms") mc.idle_ns = *v * 1'000'000;
     } else if (key == "slc") {
       if (!preset->info.supports_slc) {
         return BadUri(uri, absl::StrCat("slc= applies to presets with SLC/QLC zones (znh2), not ",
@@ -183,6 +217,16 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
 
   EmulatorOptions opts;
   opts.info = info;
+  if (preset->media_cache_bytes > 0) {
+    mc.bytes = mc_bytes.value_or(ScaleBytes(preset->media_cache_bytes, scale, info.block_size));
+    if (mc.bytes == 0 || mc.bytes % info.block_size != 0) {
+      return BadUri(uri, absl::StrCat("mc=", mc.bytes, " must be a positive multiple of the "
+                                      "block size ", info.block_size));
+    }
+    mc.device_managed = smr == "dm";
+    if (mc.device_managed) opts.info.model += ", device-managed";
+    opts.media_cache = mc;
+  }
   opts.hidden_slc_cache = slc == "device";
   opts.slc_idle_ns = slc_idle_ms * 1'000'000;
   opts.slc_idle_target = static_cast<uint32_t>(slc_idle_target);

@@ -86,6 +86,47 @@ absl::Status ValidateSlcCache(const EmulatorOptions& o) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateMediaCache(const EmulatorOptions& o) {
+  auto bad = [&](const char* what) {
+    return absl::InvalidArgumentError(absl::StrCat("device ", o.info.name, ": ", what));
+  };
+  const MediaCacheOptions& mc = o.media_cache;
+  if (!o.info.host_aware()) {
+    if (mc.bytes > 0 || mc.device_managed) {
+      return bad("a media cache needs sequential-write-preferred (host-aware SMR) zones");
+    }
+    return absl::OkStatus();
+  }
+  if (mc.bytes == 0 || mc.bytes % o.info.block_size != 0) {
+    return bad("a host-aware SMR device needs a media cache of a positive number of blocks");
+  }
+  if (o.info.supports_subzones || o.info.supports_simple_copy || o.hidden_slc_cache) {
+    return bad("a host-aware SMR device has no subzones, Simple Copy or SLC cache");
+  }
+  if (mc.high_water_percent == 0 || mc.high_water_percent > 100 ||
+      mc.low_water_percent >= mc.high_water_percent) {
+    return bad("media cache high water must be in (0, 100] and above the low water");
+  }
+  if (o.backing && o.backing->persistent()) {
+    return bad("a device file records no media cache yet; use a memory backing");
+  }
+  return absl::OkStatus();
+}
+
+// What the host sees: a device-managed SMR drive shows its whole space as
+// conventional zones, whatever its own zones are; a device in memory does
+// not outlive the process.
+DeviceInfo HostView(const EmulatorOptions& o) {
+  DeviceInfo info = o.info;
+  info.outlives_process = o.backing->persistent();
+  if (o.media_cache.device_managed) {
+    info.num_conventional_zones = info.num_zones;
+    info.sequential_zone_type = ZoneType::kConventional;
+    info.max_open_zones = info.max_active_zones = 0;
+  }
+  return info;
+}
+
 // Append and Simple Copy check the zone they name (zone_error.h).
 absl::Status CheckZoneTakesWrites(const ZoneInfo& z) {
   return CheckZoneTakesWrites(z, absl::StrCat("zone ", z.index));
@@ -98,6 +139,7 @@ absl::StatusOr<std::unique_ptr<EmulatedDevice>> EmulatedDevice::Create(
   if (auto s = ValidateGeometry(options.info); !s.ok()) return s;
   if (auto s = ValidateSlcCache(options); !s.ok()) return s;
   if (auto s = ValidateSubzoneRing(options); !s.ok()) return s;
+  if (auto s = ValidateMediaCache(options); !s.ok()) return s;
   if (!options.timing) options.timing = std::make_unique<NoTiming>();
   if (!options.backing) {
     options.backing = NewMemoryBacking(options.info,
@@ -143,11 +185,7 @@ absl::Status EmulatedDevice::RestoreLocked(const std::vector<SavedZone>& saved) 
 }
 
 EmulatedDevice::EmulatedDevice(EmulatorOptions options)
-    : info_([&] {
-        DeviceInfo info = options.info;
-        info.outlives_process = options.backing->persistent();
-        return info;
-      }()),
+    : info_(HostView(options)),
       clock_(options.clock),
       opened_at_ns_(options.clock->NowNs()),
       zones_(options.info),
@@ -165,7 +203,13 @@ EmulatedDevice::EmulatedDevice(EmulatorOptions options)
                 : nullptr),
       prefetcher_(options.prefetch_bytes > 0
                       ? std::make_unique<ReadPrefetcher>(options.prefetch_bytes) : nullptr),
-      prefetch_bytes_(options.prefetch_bytes) {}
+      prefetch_bytes_(options.prefetch_bytes),
+      media_cache_(options.media_cache.bytes > 0
+                       ? std::make_unique<MediaCache>(options.media_cache.bytes,
+                                                      options.info.block_size,
+                                                      options.info.zone_size)
+                       : nullptr),
+      mc_(options.media_cache) {}
 
 EmulatedDevice::~EmulatedDevice() {
   absl::MutexLock lock(&mu_);
@@ -206,7 +250,7 @@ absl::StatusOr<std::vector<ZoneInfo>> EmulatedDevice::ReportZones(
       std::min<uint64_t>(info_.num_zones, uint64_t{first} + count));
   std::vector<ZoneInfo> out;
   out.reserve(end - first);
-  for (uint32_t i = first; i < end; ++i) out.push_back(zones_.zone(i));
+  for (uint32_t i = first; i < end; ++i) out.push_back(HostZoneLocked(i));
   return out;
 }
 
@@ -220,6 +264,10 @@ absl::Status EmulatedDevice::ReadLocked(uint64_t offset, std::span<uint8_t> dst)
        it != unflushed_blocks_.end() && it->first < end; ++it) {
     std::memcpy(dst.data() + (it->first - offset), it->second.data(), it->second.size());
   }
+  // A zone's newest copies may lie in the media cache, or in the head's
+  // hands during its cleaning (then older than anything still cached).
+  if (clean_step_) MediaCache::OverlayBlocks(clean_step_->taken.blocks, offset, dst);
+  if (media_cache_) media_cache_->Overlay(offset, dst);
   return absl::OkStatus();
 }
 
@@ -233,6 +281,7 @@ absl::Status EmulatedDevice::RunCommand(
     command_submit_ns_ = submit;
     command_floor_ns_ = 0;
     IdleMigrateLocked(submit);
+    AdvanceCleaningLocked(submit);
     absl::StatusOr<TimedRequest> request = body();
     if (!request.ok()) return request.status();
     done = std::max(ScheduleLocked(*request, submit), command_floor_ns_);
@@ -258,6 +307,10 @@ absl::Status EmulatedDevice::Read(uint64_t offset, std::span<uint8_t> dst,
     ++c.read_ops;
     c.read_bytes += dst.size();
     if (slc_cache_) slc_cache_->Touched(zone);
+    if (media_cache_ && ScheduleMediaCacheReadLocked(offset, dst.size(), ctx)) {
+      // Every block came from the media cache: the zone itself is not read.
+      return TimedRequest{.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class};
+    }
     return TimedRequest{.op = IoOp::kRead, .zone = zone, .offset = offset, .length = dst.size(),
                         .cell_mode = MediaModeLocked(zone), .io_class = ctx.io_class};
   });
@@ -298,6 +351,14 @@ absl::Status EmulatedDevice::WriteLocked(uint64_t offset, std::span<const uint8_
 absl::Status EmulatedDevice::Write(uint64_t offset, std::span<const uint8_t> src,
                                    const IoContext& ctx) {
   return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
+    if (media_cache_) {
+      if (auto s = zones_.CheckWrite(offset, src.size()); !s.ok()) return s;
+      if (zones_.IsNonSequentialWrite(offset)) {
+        if (auto s = MakeRoomInMediaCacheLocked(src.size()); !s.ok()) return s;
+        // Cleaning the zone may have made the write sequential again.
+        if (zones_.IsNonSequentialWrite(offset)) return WriteNswLocked(offset, src, ctx);
+      }
+    }
     if (auto s = WriteLocked(offset, src, ctx); !s.ok()) return s;
     const uint32_t zone = ZoneOf(offset);
     if (IsSplitLocked(zone)) {
@@ -349,6 +410,7 @@ absl::StatusOr<uint64_t> EmulatedDevice::Append(uint32_t zone,
 
 absl::Status EmulatedDevice::OpenZone(uint32_t zone, CellMode mode, const IoContext& ctx) {
   return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
+    if (auto s = CheckHostManagesZones(zone, "open"); !s.ok()) return s;
     if (auto s = zones_.Open(zone, mode); !s.ok()) return s;
     return TimedRequest{.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class};
   });
@@ -356,6 +418,7 @@ absl::Status EmulatedDevice::OpenZone(uint32_t zone, CellMode mode, const IoCont
 
 absl::Status EmulatedDevice::CloseZone(uint32_t zone, const IoContext& ctx) {
   return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
+    if (auto s = CheckHostManagesZones(zone, "close"); !s.ok()) return s;
     if (auto s = zones_.Close(zone); !s.ok()) return s;
     return TimedRequest{.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class};
   });
@@ -368,6 +431,7 @@ absl::Status EmulatedDevice::SaveZoneRecord(uint32_t zone) {
 
 absl::Status EmulatedDevice::FinishZone(uint32_t zone, const IoContext& ctx) {
   return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
+    if (auto s = CheckHostManagesZones(zone, "finish"); !s.ok()) return s;
     if (IsSplitLocked(zone) && !subzones_->AllInactive(zone)) {
       return MakeZoneError(ZoneError::kInvalidTransition,
                            absl::StrCat("finish split zone ", zone,
@@ -386,6 +450,7 @@ absl::Status EmulatedDevice::FinishZone(uint32_t zone, const IoContext& ctx) {
 absl::Status EmulatedDevice::ResetZone(uint32_t zone, const IoContext& ctx) {
   return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (zone >= info_.num_zones) return zones_.Reset(zone);
+    if (auto s = CheckHostManagesZones(zone, "reset"); !s.ok()) return s;
     // The paper's RESET of a split zone: back to a wide zone.
     if (IsSplitLocked(zone)) return MergeLocked(zone, ctx);
     const ZoneInfo before = zones_.zone(zone);
@@ -397,6 +462,8 @@ absl::Status EmulatedDevice::ResetZone(uint32_t zone, const IoContext& ctx) {
     }
     if (auto s = SaveZoneRecord(zone); !s.ok()) return s;
     if (slc_cache_) slc_cache_->Reset(zone);
+    // Cached NSWs of a reset zone are garbage: never cleaned into it.
+    if (media_cache_) DropCachedZoneLocked(zone);
     ++stats_.zone_resets;
     return TimedRequest{.op = IoOp::kReset, .zone = zone, .offset = before.start,
                         .length = written, .cell_mode = erased,
@@ -437,6 +504,7 @@ absl::StatusOr<uint64_t> EmulatedDevice::SimpleCopy(std::span<const CopyRange> s
     if (auto s = CheckPowerLocked(/*mutating=*/true); !s.ok()) return s;
     command_submit_ns_ = submit;
     IdleMigrateLocked(submit);
+    AdvanceCleaningLocked(submit);
     if (dst_zone >= info_.num_zones) {
       return MakeZoneError(ZoneError::kOutOfRange,
                            absl::StrCat("copy to zone ", dst_zone, " of ", info_.num_zones));
@@ -485,6 +553,7 @@ DeviceStats EmulatedDevice::Stats() const {
   absl::MutexLock lock(&mu_);
   DeviceStats s = stats_;
   timing_->ExportStats(&s);
+  if (media_cache_) s.media_cache_bytes = media_cache_->used_bytes();
   // Elapsed model time: until now, or until the last modeled completion if
   // the model runs ahead of the clock (a manual clock nobody waited on).
   const uint64_t now = std::max(clock_->NowNs(), last_completion_ns_);
@@ -541,6 +610,7 @@ void EmulatedDevice::IdleMigrateLocked(uint64_t submit_ns) {
 }
 
 void EmulatedDevice::PowerCutLocked() {
+  PowerCutMediaCacheLocked();
   unflushed_blocks_.clear();
   PowerCutSubzonesLocked();
   std::vector<ZoneInfo> before;

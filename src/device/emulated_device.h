@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "device/backing.h"
 #include "device/clock.h"
+#include "device/media_cache.h"
 #include "device/read_prefetcher.h"
 #include "device/slc_cache.h"
 #include "device/subzone_ring.h"
@@ -44,6 +46,11 @@ struct EmulatorOptions {
   uint64_t program_unit_bytes = 0;
   // The Read Prefetcher's buffer per subzone (read_prefetcher.h); 0: off.
   uint64_t prefetch_bytes = 0;
+  // Host-aware SMR (docs/emulator.md, "Host-aware SMR"): required, with
+  // bytes > 0, by a device whose sequential zones are sequential write
+  // preferred (`info` describes the drive's own zones, also in
+  // device-managed mode); refused by any other.
+  MediaCacheOptions media_cache;
 };
 
 class EmulatedDevice : public ZonedDevice {
@@ -102,6 +109,9 @@ class EmulatedDevice : public ZonedDevice {
   void SetZoneOffline(uint32_t zone);
 
   Clock* clock() const { return clock_.get(); }
+  // The media cache's size in bytes; 0 on a device without one. A drive
+  // does not report it to the host; tests and tools ask the emulator.
+  uint64_t media_cache_bytes() const { return mc_.bytes; }
 
  private:
   explicit EmulatedDevice(EmulatorOptions options);
@@ -150,6 +160,32 @@ class EmulatedDevice : public ZonedDevice {
   bool IsSplitLocked(uint32_t zone) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return subzones_ && subzones_->IsSplit(zone);
   }
+  // Host-aware SMR (host_aware_ops.cc): a non-sequential write journaled
+  // in the media cache; the timing of a read's blocks found there (returns
+  // whether the cache held every one); the zone as the host sees it (all
+  // conventional on a device-managed drive); and the refusal of zone
+  // management on a device-managed drive.
+  absl::StatusOr<TimedRequest> WriteNswLocked(uint64_t offset, std::span<const uint8_t> src,
+                                              const IoContext& ctx)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool ScheduleMediaCacheReadLocked(uint64_t offset, uint64_t length, const IoContext& ctx)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  ZoneInfo HostZoneLocked(uint32_t zone) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CheckHostManagesZones(uint32_t zone, const char* action) const;
+  // Media cache cleaning (media_cache_cleaning.cc): cleaning until
+  // `target` log bytes remain, from `at_ns` on; the cleaning steps (and
+  // the idle trigger) due before a command submitted at `now_ns`; the
+  // read-modify-write of one zone from `at_ns` (its data lands when
+  // FinishCleanStepLocked runs); room for an NSW of `length` bytes, made
+  // before the write lands; a reset dropping `zone`'s cached blocks; and
+  // what a power cut does to a cleaning under way.
+  void StartCleaningLocked(uint64_t at_ns, uint64_t target) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void AdvanceCleaningLocked(uint64_t now_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void BeginCleanStepLocked(uint32_t zone, uint64_t at_ns) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status FinishCleanStepLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status MakeRoomInMediaCacheLocked(uint64_t length) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void DropCachedZoneLocked(uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void PowerCutMediaCacheLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Records `zone`'s durable state and cached write pointer in the backing.
   absl::Status SaveZoneRecord(uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Brings back the zones a file backing saved (Create).
@@ -206,6 +242,21 @@ class EmulatedDevice : public ZonedDevice {
   // The command being run completes no earlier than this: work it set off
   // inside the device (a ring drain) that it must wait for.
   uint64_t command_floor_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  // Host-aware SMR: the media cache (null on other devices) and how it is
+  // cleaned; whether a cleaning run is on, when its next zone may start
+  // and the log bytes it stops at; the zone whose read-modify-write the
+  // head is in the middle of (its blocks are out of the cache but not yet
+  // in the zone: a power cut puts them back).
+  std::unique_ptr<MediaCache> media_cache_ ABSL_GUARDED_BY(mu_);
+  const MediaCacheOptions mc_;
+  bool cleaning_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t clean_next_ns_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t clean_target_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  struct CleanStep {
+    MediaCache::ZoneBlocks taken;
+    uint64_t done_ns = 0;
+  };
+  std::optional<CleanStep> clean_step_ ABSL_GUARDED_BY(mu_);
   // Mutating commands left before PowerOffAfter cuts the power; -1 = never.
   int64_t commands_until_power_off_ ABSL_GUARDED_BY(mu_) = -1;
 };

@@ -79,6 +79,25 @@ Preset HmSmr(std::string name, std::string model, uint32_t zones, double od_read
   return p;
 }
 
+// ZoneTier's drive (Table 1): 256 MB zones, 64 CMR and 29,745 SMR zones,
+// a 25.6 GB media cache. The paper publishes no performance figures for
+// it, so its disk model is the ST14000NM0007's calibrated one (7200 rpm, a
+// 7.65 ms full stroke) as a stand-in (docs/emulator.md, "Host-aware SMR").
+Preset St8000as0022() {
+  Preset p = HmSmr("st8000as0022", "Seagate ST8000AS0022", 64 + 29745, 224.5e6, 224.5e6,
+                   7'650'000, {});
+  p.description = "Seagate ST8000AS0022 host-aware SMR HDD (ZoneTier Table 1)";
+  DeviceInfo& i = p.info;
+  i.sequential_zone_type = ZoneType::kSequentialWritePreferred;
+  // Sequential-write-preferred zones take no open/active resources, and
+  // are read anywhere (ZBC host-aware).
+  i.max_open_zones = 0;
+  i.reads_beyond_wp_allowed = true;
+  p.conventional_fraction = 64.0 / (64 + 29745);
+  p.media_cache_bytes = 25'600'000'000;  // 25.6 GB (decimal, as drive makers count)
+  return p;
+}
+
 Preset Znh2Femu() {
   Preset p;
   p.name = "znh2";
@@ -153,6 +172,7 @@ std::vector<Preset> MakePresets() {
   v.push_back(HmSmr("st13125nm007", "Seagate ST13125NM007", 48428, 182.6e6,
                     180.6e6, 3'162'000,
                     {"GearDB Table 1", 180e6 / MiB, 178e6 / MiB, 163.0}));
+  v.push_back(St8000as0022());
   v.push_back(Znh2Femu());
   v.push_back(SplitznsFemu());
   return v;

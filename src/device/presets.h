@@ -32,6 +32,9 @@ struct Preset {
   PublishedFigures published;
   // Conventional zones as a fraction of all zones (HM-SMR: about 1%).
   double conventional_fraction = 0;
+  // A host-aware SMR drive's media cache at full size (scaled with the
+  // zones); 0 for every other device.
+  uint64_t media_cache_bytes = 0;
 };
 
 const std::vector<Preset>& Presets();

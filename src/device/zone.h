@@ -83,6 +83,13 @@ struct ZoneInfo {
   // split zone has no write pointer of its own: write_pointer stays at
   // start, and each subzone has one.
   uint32_t subzones = 0;
+  // A sequential-write-preferred (host-aware SMR) zone's condition: false
+  // while the zone is "sequential" (every write so far landed at its write
+  // pointer), true once a non-sequential write (NSW) was redirected to the
+  // media cache, until the drive's cleaning rewrote the zone or a reset
+  // emptied it (ZBC's NON_SEQ bit; ZoneTier, "Host-Aware SMR Zones";
+  // docs/emulator.md, "Host-aware SMR"). Always false for other zone types.
+  bool non_sequential = false;
 
   bool IsSplit() const { return subzones != 0; }
   bool IsOpen() const {
@@ -158,6 +165,15 @@ struct DeviceInfo {
   // Flash (fast random reads) rather than a disk. Every layer asks this,
   // so an SSD is recognised in one place: a device with NAND cells.
   bool is_ssd() const { return native_cell_mode != CellMode::kNone; }
+  // A host-aware SMR drive: its zones with a write pointer are sequential
+  // write preferred, take writes anywhere and report whether they are
+  // still sequential (ZoneInfo::non_sequential). Decided here, once, as
+  // is_ssd(). A device-managed SMR drive is not host-aware: its host sees
+  // conventional zones only.
+  bool host_aware() const {
+    return sequential_zone_type == ZoneType::kSequentialWritePreferred &&
+           num_conventional_zones < num_zones;
+  }
   // Capacity of a zone opened in `mode`: SLC stores one bit per cell where
   // the native mode stores several (ZnH2 section 3.2.1).
   uint64_t ZoneCapacityFor(CellMode mode) const;

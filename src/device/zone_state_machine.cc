@@ -127,8 +127,12 @@ absl::Status ZoneStateMachine::CheckWrite(uint64_t offset, uint64_t len) const {
     return MakeZoneError(ZoneError::kInvalidArgument,
                          absl::StrCat(where, ": a split zone is written through its subzones"));
   }
+  // A host-aware zone takes writes anywhere, a full one too: they are
+  // non-sequential writes, redirected to the media cache.
+  const bool preferred = zi.type == ZoneType::kSequentialWritePreferred;
   switch (zi.state) {
     case ZoneState::kFull:
+      if (preferred) break;
       return MakeZoneError(ZoneError::kZoneFull, where);
     case ZoneState::kReadOnly:
       return MakeZoneError(ZoneError::kReadOnly, where);
@@ -159,6 +163,7 @@ void ZoneStateMachine::CommitWrite(uint64_t offset, uint64_t len) {
   const uint32_t index = static_cast<uint32_t>(offset / info_.zone_size);
   Zone& z = zones_[index];
   if (z.info.type == ZoneType::kConventional) return;
+  if (IsNonSequentialWrite(offset)) z.info.non_sequential = true;
   if (z.info.state == ZoneState::kEmpty || z.info.state == ZoneState::kClosed) {
     AcquireOpen(index, ZoneState::kImplicitlyOpened, z.info.cell_mode);
   }
@@ -168,6 +173,14 @@ void ZoneStateMachine::CommitWrite(uint64_t offset, uint64_t len) {
     SetState(z, ZoneState::kFull);
   }
 }
+
+bool ZoneStateMachine::IsNonSequentialWrite(uint64_t offset) const {
+  const ZoneInfo& zi = zones_[offset / info_.zone_size].info;
+  if (zi.type != ZoneType::kSequentialWritePreferred) return false;
+  return zi.non_sequential || zi.state == ZoneState::kFull || offset != zi.write_pointer;
+}
+
+void ZoneStateMachine::MarkSequential(uint32_t zone) { zones_[zone].info.non_sequential = false; }
 
 absl::Status ZoneStateMachine::CheckRead(uint64_t offset, uint64_t len) const {
   const uint64_t bs = info_.block_size;
@@ -472,6 +485,7 @@ void ZoneStateMachine::SetState(Zone& z, ZoneState s) { z.info.state = s; }
 
 void ZoneStateMachine::ResetToEmpty(Zone& z) {
   z.info.state = ZoneState::kEmpty;
+  z.info.non_sequential = false;
   z.info.write_pointer = z.info.start;
   z.info.cell_mode = info_.default_cell_mode;
   z.info.capacity = info_.ZoneCapacityFor(info_.default_cell_mode);
@@ -541,6 +555,7 @@ void ZoneStateMachine::RestoreDurable(const std::vector<ZoneInfo>& zones) {
     z.info.write_pointer = zones[i].write_pointer;
     z.info.cell_mode = zones[i].cell_mode;
     z.info.capacity = zones[i].capacity;
+    z.info.non_sequential = zones[i].non_sequential;
     z.durable_wp = z.info.write_pointer;
     z.durable_full = z.info.state == ZoneState::kFull;
   }

@@ -32,6 +32,17 @@ class ZoneStateMachine {
   // the transition to full at the zone capacity.
   void CommitWrite(uint64_t offset, uint64_t len);
 
+  // Host-aware SMR (ZoneTier, "Sequential Write and NSW"): whether a write
+  // at `offset` is a non-sequential write (NSW): it targets a
+  // sequential-write-preferred zone and is not at the write pointer of a
+  // sequential zone (a write to a non-sequential or full zone always is).
+  // CommitWrite of an NSW marks the zone non-sequential; its write pointer
+  // then tracks the end of the highest block written. MarkSequential is
+  // the end of the drive's cleaning of the zone: sequential again, the
+  // write pointer where it was (the end of its valid data).
+  bool IsNonSequentialWrite(uint64_t offset) const;
+  void MarkSequential(uint32_t zone);
+
   // Checks a read of `len` bytes at `offset`.
   absl::Status CheckRead(uint64_t offset, uint64_t len) const;
 
