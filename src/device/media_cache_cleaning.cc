@@ -48,9 +48,11 @@ void EmulatedDevice::AdvanceCleaningLocked(uint64_t now_ns) {
       break;
     }
     // The next zone starts when the previous one is done and the head has
-    // served what arrived meanwhile.
+    // served what arrived meanwhile; a command arriving just as the head
+    // comes free waits for the zone (else back-to-back commands would
+    // starve cleaning, which drives do not let them do).
     const uint64_t start = std::max(clean_next_ns_, last_completion_ns_);
-    if (timed && start >= now_ns) break;
+    if (timed && start > now_ns) break;
     BeginCleanStepLocked(*media_cache_->OldestZone(), start);
     if (timed && clean_step_->done_ns > now_ns) break;
     (void)FinishCleanStepLocked();

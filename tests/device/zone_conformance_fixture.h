@@ -98,6 +98,24 @@ inline DeviceInfo SplitZnsInfo() {
   return i;
 }
 
+// A host-aware SMR disk (ZoneTier Table 1's kind, docs/emulator.md
+// "Host-aware SMR"): conventional zones first, then sequential-write-
+// preferred zones, and a media cache of 16 blocks that cleaning starts on
+// above 12 (HostAwareMediaCache).
+inline DeviceInfo HostAwareInfo() {
+  DeviceInfo i = ZbcInfo();
+  i.name = "conformance-hasmr";
+  i.model = "test HA-SMR disk";
+  i.sequential_zone_type = ZoneType::kSequentialWritePreferred;
+  i.max_open_zones = 0;
+  i.max_active_zones = 0;
+  i.reads_beyond_wp_allowed = true;
+  return i;
+}
+inline MediaCacheOptions HostAwareMediaCache() {
+  return {.bytes = 16 * kBlock, .high_water_percent = 75, .low_water_percent = 0};
+}
+
 // Skips a case whose premise the device under test does not share. The
 // emulator, configured as the fixture's model, always shares it.
 #define REQUIRE_DEVICE(premise) \
@@ -108,13 +126,14 @@ inline DeviceInfo SplitZnsInfo() {
 class DeviceHarness {
  protected:
   // A new device like `model`: the emulator, or the real device.
-  void Open(const DeviceInfo& model) {
+  void Open(const DeviceInfo& model, const MediaCacheOptions& media_cache = {}) {
     if (const std::string real = RealDevicePath(); !real.empty()) {
       OpenReal(real, model);
       return;
     }
     EmulatorOptions opts;
     opts.info = model;  // timing stays null: instant
+    opts.media_cache = media_cache;
     auto dev = EmulatedDevice::Create(std::move(opts));
     ASSERT_TRUE(dev.ok()) << dev.status();
     faults_ = EmulatorFaults(dev->get());
@@ -183,6 +202,10 @@ class DeviceHarness {
       GTEST_SKIP() << "model " << model.name << " has cell modes, Simple Copy or subzones; "
                    << "Linux zoned block devices have none of them";
     }
+    if (model.host_aware()) {
+      GTEST_SKIP() << "model " << model.name << " is host-aware SMR; the test harness's "
+                   << "devices (QEMU ZNS, null_blk) have no host-aware zones";
+    }
     auto dev = OpenFreshRealDevice(path);
     ASSERT_TRUE(dev.ok()) << dev.status();
     const DeviceInfo& got = (*dev)->info();
@@ -248,6 +271,20 @@ class SplitZoneTest : public testing::Test, protected DeviceHarness {
     EXPECT_TRUE(subs.ok()) << subs.status();
     return subs.ok() && sub < subs->size() ? (*subs)[sub] : SubzoneInfo{};
   }
+};
+
+// Host-aware SMR zones and the media cache; a device without host-aware
+// zones (every real device the harness sets up) skips them all.
+class HostAwareZoneTest : public testing::Test, protected DeviceHarness {
+ protected:
+  void SetUp() override {
+    Open(HostAwareInfo(), HostAwareMediaCache());
+    if (IsSkipped() || HasFatalFailure()) return;
+    REQUIRE_DEVICE(dev().info().host_aware());
+  }
+  bool NonSequential(uint32_t zone) { return Report(zone).non_sequential; }
+  uint64_t Nsws() { return dev().Stats().nsw_writes; }
+  uint64_t CachedBytes() { return dev().Stats().media_cache_bytes; }
 };
 
 }  // namespace zonestack::device::conformance
