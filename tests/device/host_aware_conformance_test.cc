@@ -11,6 +11,17 @@
 namespace zonestack::device::conformance {
 namespace {
 
+// --- Devices without host-aware zones ----------------------------------------------
+
+TEST_F(ZbcZoneTest, HostManagedZonesRefuseNswsAndStaySequential) {
+  EXPECT_FALSE(dev().info().host_aware());
+  const uint32_t z = Seq(0);
+  ASSERT_OK(WriteAt(Start(z), kBlock));
+  EXPECT_ZONE_ERROR(WriteAt(Start(z) + 2 * kBlock, kBlock), ZoneError::kInvalidWrite);
+  EXPECT_FALSE(Report(z).non_sequential);
+  EXPECT_EQ(dev().Stats().nsw_writes, 0u);
+}
+
 // --- The zone condition --------------------------------------------------------
 
 TEST_F(HostAwareZoneTest, ZonesAreSequentialWritePreferredAndStartSequential) {
