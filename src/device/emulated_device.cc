@@ -86,47 +86,6 @@ absl::Status ValidateSlcCache(const EmulatorOptions& o) {
   return absl::OkStatus();
 }
 
-absl::Status ValidateMediaCache(const EmulatorOptions& o) {
-  auto bad = [&](const char* what) {
-    return absl::InvalidArgumentError(absl::StrCat("device ", o.info.name, ": ", what));
-  };
-  const MediaCacheOptions& mc = o.media_cache;
-  if (!o.info.host_aware()) {
-    if (mc.bytes > 0 || mc.device_managed) {
-      return bad("a media cache needs sequential-write-preferred (host-aware SMR) zones");
-    }
-    return absl::OkStatus();
-  }
-  if (mc.bytes == 0 || mc.bytes % o.info.block_size != 0) {
-    return bad("a host-aware SMR device needs a media cache of a positive number of blocks");
-  }
-  if (o.info.supports_subzones || o.info.supports_simple_copy || o.hidden_slc_cache) {
-    return bad("a host-aware SMR device has no subzones, Simple Copy or SLC cache");
-  }
-  if (mc.high_water_percent == 0 || mc.high_water_percent > 100 ||
-      mc.low_water_percent >= mc.high_water_percent) {
-    return bad("media cache high water must be in (0, 100] and above the low water");
-  }
-  if (o.backing && o.backing->persistent()) {
-    return bad("a device file records no media cache yet; use a memory backing");
-  }
-  return absl::OkStatus();
-}
-
-// What the host sees: a device-managed SMR drive shows its whole space as
-// conventional zones, whatever its own zones are; a device in memory does
-// not outlive the process.
-DeviceInfo HostView(const EmulatorOptions& o) {
-  DeviceInfo info = o.info;
-  info.outlives_process = o.backing->persistent();
-  if (o.media_cache.device_managed) {
-    info.num_conventional_zones = info.num_zones;
-    info.sequential_zone_type = ZoneType::kConventional;
-    info.max_open_zones = info.max_active_zones = 0;
-  }
-  return info;
-}
-
 // Append and Simple Copy check the zone they name (zone_error.h).
 absl::Status CheckZoneTakesWrites(const ZoneInfo& z) {
   return CheckZoneTakesWrites(z, absl::StrCat("zone ", z.index));
@@ -139,7 +98,7 @@ absl::StatusOr<std::unique_ptr<EmulatedDevice>> EmulatedDevice::Create(
   if (auto s = ValidateGeometry(options.info); !s.ok()) return s;
   if (auto s = ValidateSlcCache(options); !s.ok()) return s;
   if (auto s = ValidateSubzoneRing(options); !s.ok()) return s;
-  if (auto s = ValidateMediaCache(options); !s.ok()) return s;
+  if (auto s = ValidateHostAware(options); !s.ok()) return s;
   if (!options.timing) options.timing = std::make_unique<NoTiming>();
   if (!options.backing) {
     options.backing = NewMemoryBacking(options.info,

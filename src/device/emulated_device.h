@@ -160,7 +160,12 @@ class EmulatedDevice : public ZonedDevice {
   bool IsSplitLocked(uint32_t zone) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return subzones_ && subzones_->IsSplit(zone);
   }
-  // Host-aware SMR (host_aware_ops.cc): a non-sequential write journaled
+  // Host-aware SMR (host_aware_ops.cc): the checks on a media cache's
+  // configuration; what the host sees (a device-managed SMR drive shows
+  // its whole space as conventional zones, whatever its own zones are).
+  static absl::Status ValidateHostAware(const EmulatorOptions& o);
+  static DeviceInfo HostView(const EmulatorOptions& o);
+  // A non-sequential write journaled
   // in the media cache; the timing of a read's blocks found there (returns
   // whether the cache held every one); the zone as the host sees it (all
   // conventional on a device-managed drive); and the refusal of zone

@@ -10,6 +10,44 @@
 
 namespace zonestack::device {
 
+absl::Status EmulatedDevice::ValidateHostAware(const EmulatorOptions& o) {
+  auto bad = [&](const char* what) {
+    return absl::InvalidArgumentError(absl::StrCat("device ", o.info.name, ": ", what));
+  };
+  const MediaCacheOptions& mc = o.media_cache;
+  if (!o.info.host_aware()) {
+    if (mc.bytes > 0 || mc.device_managed) {
+      return bad("a media cache needs sequential-write-preferred (host-aware SMR) zones");
+    }
+    return absl::OkStatus();
+  }
+  if (mc.bytes == 0 || mc.bytes % o.info.block_size != 0) {
+    return bad("a host-aware SMR device needs a media cache of a positive number of blocks");
+  }
+  if (o.info.supports_subzones || o.info.supports_simple_copy || o.hidden_slc_cache) {
+    return bad("a host-aware SMR device has no subzones, Simple Copy or SLC cache");
+  }
+  if (mc.high_water_percent == 0 || mc.high_water_percent > 100 ||
+      mc.low_water_percent >= mc.high_water_percent) {
+    return bad("media cache high water must be in (0, 100] and above the low water");
+  }
+  if (o.backing && o.backing->persistent()) {
+    return bad("a device file records no media cache yet; use a memory backing");
+  }
+  return absl::OkStatus();
+}
+
+DeviceInfo EmulatedDevice::HostView(const EmulatorOptions& o) {
+  DeviceInfo info = o.info;
+  info.outlives_process = o.backing->persistent();  // not a device in memory
+  if (o.media_cache.device_managed) {
+    info.num_conventional_zones = info.num_zones;
+    info.sequential_zone_type = ZoneType::kConventional;
+    info.max_open_zones = info.max_active_zones = 0;
+  }
+  return info;
+}
+
 absl::StatusOr<TimedRequest> EmulatedDevice::WriteNswLocked(uint64_t offset,
                                                             std::span<const uint8_t> src,
                                                             const IoContext& ctx) {
