@@ -133,24 +133,39 @@ class ZoneWritableFile : public WritableFile {
     if (flushed_ < on_device || staged_ + (size_ - flushed_) > kStageLimit) return Sync();
     const auto fresh = std::span<const uint8_t>(buf_).subspan(flushed_ - on_device);
     if (!vol_->staging_dir().empty()) {
-      if (!stage_) {
-        auto f = vol_->CreateStagingFile(file_->id);
-        if (!f.ok()) return f.status();
-        stage_ = std::move(*f);
+      if (auto s = Stage(fresh); !s.ok()) {
+        // The host cannot stage (its tmpfs is full, the directory gone):
+        // the devices take the data instead. What the staging file holds
+        // lies below what Sync logs, and the next staging Flush truncates
+        // it.
+        stage_.reset();
+        return Sync();
       }
-      if (auto s = stage_->Stage(file_->id, flushed_, fresh); !s.ok()) return s;
-      staged_ += fresh.size();
     }
     vol_->PublishStaged(*file_, fresh);
     flushed_ = size_;
     return absl::OkStatus();
   }
 
-  // After a sync: the log holds everything, staged or not.
+  absl::Status Stage(std::span<const uint8_t> fresh) {
+    if (!stage_) {
+      auto f = vol_->CreateStagingFile(file_->id);
+      if (!f.ok()) return f.status();
+      stage_ = std::move(*f);
+    }
+    if (auto s = stage_->Stage(file_->id, flushed_, fresh); !s.ok()) return s;
+    staged_ += fresh.size();
+    return absl::OkStatus();
+  }
+
+  // After a sync: the log holds everything, staged or not. A staging file
+  // that cannot be emptied holds only bytes the log has; the next staging
+  // Flush creates it afresh (truncated).
   absl::Status ClearStage() {
     flushed_ = size_;
     staged_ = 0;
-    return stage_ ? stage_->Clear() : absl::OkStatus();
+    if (stage_ && !stage_->Clear().ok()) stage_.reset();
+    return absl::OkStatus();
   }
 
   // How much of the buffer Append may write to the device: with host

@@ -265,6 +265,24 @@ TEST_F(HostStagingTest, StagingStaysBounded) {
   ASSERT_OK(w->Close());
 }
 
+// When the host cannot stage (here its directory is gone), a Flush syncs
+// to the devices instead: it still succeeds, and a crash keeps its bytes.
+TEST_F(HostStagingTest, AFlushTheHostCannotStageGoesToTheDevices) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
+  std::filesystem::remove_all(dir_ + "/stage");
+  uint64_t size = 0;
+  for (uint64_t n : {100, 200, 5000, 1}) {
+    ASSERT_OK(w->Append(Pattern(2, size, n)));
+    size += n;
+    ASSERT_OK(w->Flush());
+  }
+  std::filesystem::create_directory(dir_ + "/stage");  // empty: nothing staged survives
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  ASSERT_OK(MountCrashCopy());
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 2, size));
+  ASSERT_OK(w->Close());
+}
+
 // On an emulator in memory a crash loses the volume too: nothing is staged
 // on the host, readers still see what was flushed.
 TEST(HostStagingMemoryTest, AVolumeInMemoryStagesNothing) {
