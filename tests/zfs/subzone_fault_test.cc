@@ -12,6 +12,7 @@
 
 #include "device/fault_injection.h"
 #include "test_clock.h"
+#include "subzone_policy.h"
 #include "zfs_test_util.h"
 
 namespace zonestack::zfs {
@@ -23,20 +24,6 @@ using device::FaultKind;
 using device::FaultOn;
 using device::FaultSpec;
 using device::ZoneState;
-
-// Files whose name starts with "/sub" go to subzones, the rest to group 1
-// (as tests/zfs/subzone_test.cc).
-class SubzonePolicy : public PlacementPolicy {
- public:
-  std::string name() const override { return "subzone-fault-test"; }
-  PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& views) override {
-    PlacementDecision d;
-    for (uint32_t i = 0; i < views.size(); ++i) d.devices.push_back(i);
-    d.group = 1;
-    d.use_subzone = f.name.rfind("/sub", 0) == 0;
-    return d;
-  }
-};
 
 // Records the outcome of every subzone reset, so a test can tell that the
 // fault it armed hit the reset and not another command.

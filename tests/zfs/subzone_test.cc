@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "subzone_policy.h"
 #include "zfs_test_util.h"
 
 namespace zonestack::zfs {
@@ -22,19 +23,6 @@ using namespace testing_util;
 std::string SplitUri(uint32_t zones = 24) {
   return absl::StrCat("emu:splitzns?zones=", zones, "&scale=1/64&timing=none");
 }
-
-// Files whose name starts with "/sub" go to subzones, the rest to group 1.
-class SubzonePolicy : public PlacementPolicy {
- public:
-  std::string name() const override { return "subzone-test"; }
-  PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& views) override {
-    PlacementDecision d;
-    for (uint32_t i = 0; i < views.size(); ++i) d.devices.push_back(i);
-    d.group = 1;
-    d.use_subzone = f.name.rfind("/sub", 0) == 0;
-    return d;
-  }
-};
 
 class SubzoneTest : public VolumeTest {
  protected:

@@ -66,12 +66,9 @@ class TailRecoveryTest : public VolumeTest {
 
   // After MountCrashImage: `path` holds exactly bytes [0, size) of `seed`.
   void ExpectCrashedFile(const std::string& path, uint64_t seed, uint64_t size) {
-    auto got = ReadFile(*crashed_, path);
-    ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_EQ(got->size(), size);
-    EXPECT_TRUE(MatchesPattern(seed, 0, *got)) << path;
-    ExpectConsistent(*crashed_, " after the crash");
+    ExpectFileHolds(*crashed_, path, seed, size, " after the crash");
   }
+
 
   std::string dir_;
   std::string limits_;
@@ -85,10 +82,9 @@ class TailRecoveryTest : public VolumeTest {
 // before the Flush, part of the chunk); together they cross zones.
 TEST_F(TailRecoveryTest, EveryFlushedByteSurvivesAProcessCrash) {
   ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
-  const std::vector<uint64_t> sizes = {100, 4090, 4096, 12280, 1, 3 << 20, 777, 4081, 8192, 5000};
   uint64_t size = 0;
   for (int round = 0; round < 4; ++round) {
-    for (uint64_t n : sizes) {
+    for (uint64_t n : kFlushSizes) {
       ASSERT_OK(w->Append(Pattern(9, size, n)));
       size += n;
       ASSERT_OK(w->Flush());

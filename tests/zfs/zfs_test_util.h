@@ -200,6 +200,23 @@ inline void ExpectConsistent(const Volume& vol, const std::string& when = "") {
   for (const std::string& p : vol.CheckData()) ADD_FAILURE() << "fsck data" << when << ": " << p;
 }
 
+// `path` holds exactly bytes [0, size) of the pattern seeded `seed`, and
+// the volume passes fsck.
+inline void ExpectFileHolds(const Volume& vol, const std::string& path, uint64_t seed,
+                            uint64_t size, const std::string& when = "") {
+  auto got = ReadFile(vol, path);
+  ASSERT_TRUE(got.ok()) << path << when << ": " << got.status();
+  EXPECT_EQ(got->size(), size) << path << when;
+  EXPECT_TRUE(MatchesPattern(seed, 0, *got)) << path << when;
+  ExpectConsistent(vol, when);
+}
+
+// Append sizes for the Flush crash tests: some leave fewer than 16 bytes
+// of their last block, some end exactly on a block, some are larger than
+// a write batch (whole blocks written before the Flush).
+inline const std::vector<uint64_t> kFlushSizes = {100,      4090, 4096, 12280, 1,
+                                                  3 << 20,  777,  4081, 8192,  5000};
+
 // With no file open, the bytes zfs counts as live are exactly those of the
 // files' extents: a leak here is space that is never reset.
 inline void ExpectNoLeakedSpace(const Volume& vol) {
