@@ -66,19 +66,6 @@ class FaultTest : public VolumeTest {
     return {};
   }
 
-  // Moves the clock on until the GC thread has moved every file out of
-  // zone `zone`; false after the hang guard.
-  bool WaitUntilEmptied(uint32_t zone) const {
-    return AdvanceUntil(*clock_, 1'000'000'000, [&] {
-      for (const FileInfo& f : vol_->Files()) {
-        for (const ExtentInfo& x : f.extents) {
-          if (x.zone == zone) return false;
-        }
-      }
-      return true;
-    });
-  }
-
   std::shared_ptr<TestClock> clock_ = std::make_shared<TestClock>();
   std::shared_ptr<FaultInjectingDevice> fault_;
 };
@@ -136,7 +123,7 @@ TEST_F(FaultTest, ZoneGoingReadOnlyMidWriteIsRetiredAndItsDataMoved) {
   ASSERT_OK_AND_ASSIGN(auto got, ReadFile(*vol_, "/ro"));
   EXPECT_TRUE(got == data);
   // The GC thread moves the live data out of the read-only zone.
-  ASSERT_TRUE(WaitUntilEmptied(failed));
+  ASSERT_TRUE(WaitUntilEmptied(*clock_, *vol_, failed));
   ASSERT_OK_AND_ASSIGN(got, ReadFile(*vol_, "/ro"));
   EXPECT_TRUE(got == data);
   ExpectConsistent(*vol_);
@@ -160,7 +147,7 @@ TEST_F(FaultTest, ZoneFoundReadOnlyAtMountHasItsDataMoved) {
   vol_.reset();
   fault_->SetZoneReadOnly(zone);
   ASSERT_NO_FATAL_FAILURE(Mount());
-  ASSERT_TRUE(WaitUntilEmptied(zone));
+  ASSERT_TRUE(WaitUntilEmptied(*clock_, *vol_, zone));
   ASSERT_OK_AND_ASSIGN(auto got, ReadFile(*vol_, "/old"));
   EXPECT_TRUE(got == data);
   ExpectConsistent(*vol_);

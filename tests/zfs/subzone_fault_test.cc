@@ -90,18 +90,6 @@ class SubzoneFaultTest : public VolumeTest {
     return {.kind = kind, .first_zone = zone, .last_zone = zone, .on = on};
   }
 
-  // Moves the clock on until no file has data in `zone`.
-  bool WaitUntilEmptied(uint32_t zone) const {
-    return AdvanceUntil(*clock_, 1'000'000'000, [&] {
-      for (const FileInfo& f : vol_->Files()) {
-        for (const ExtentInfo& x : f.extents) {
-          if (x.zone == zone) return false;
-        }
-      }
-      return true;
-    });
-  }
-
   std::shared_ptr<TestClock> clock_ = std::make_shared<TestClock>();
   std::shared_ptr<ResetRecordingDevice> fault_;
   std::map<std::string, uint64_t> files_;
@@ -163,7 +151,7 @@ TEST_F(SubzoneFaultTest, SplitZoneGoingReadOnlyUnderASubzoneWriterIsRetiredAndEm
   // Everything reads back, part of it from the read-only zone.
   ExpectFilesIntact(*vol_, files_);
   // The GC thread moves the live files out of the read-only split zone.
-  ASSERT_TRUE(WaitUntilEmptied(zone));
+  ASSERT_TRUE(WaitUntilEmptied(*clock_, *vol_, zone));
   ExpectFilesIntact(*vol_, files_);
   ExpectConsistent(*vol_);
   ASSERT_NO_FATAL_FAILURE(Remount());
@@ -196,7 +184,7 @@ TEST_F(SubzoneFaultTest, FailedSubzoneResetLosesNoneOfTheSplitZonesOtherFiles) {
   EXPECT_EQ(report.state, ZoneState::kReadOnly);
   ExpectFilesIntact(*vol_, files_);
   EXPECT_FALSE(ReadFile(*vol_, "/sub0").ok());
-  ASSERT_TRUE(WaitUntilEmptied(zone));
+  ASSERT_TRUE(WaitUntilEmptied(*clock_, *vol_, zone));
   ExpectFilesIntact(*vol_, files_);
   ExpectConsistent(*vol_);
   ASSERT_NO_FATAL_FAILURE(Remount());

@@ -25,6 +25,7 @@
 #include "../common/status_macros.h"
 #include "../common/test_threads.h"
 #include "device/emulated_device.h"
+#include "test_clock.h"
 #include "zfs/volume.h"
 
 namespace zonestack::zfs::testing_util {
@@ -198,6 +199,19 @@ inline std::set<uint32_t> DevicesOf(const Volume& vol, const std::string& path) 
 inline void ExpectConsistent(const Volume& vol, const std::string& when = "") {
   for (const std::string& p : vol.Check()) ADD_FAILURE() << "fsck" << when << ": " << p;
   for (const std::string& p : vol.CheckData()) ADD_FAILURE() << "fsck data" << when << ": " << p;
+}
+
+// Moves `clock` on until the GC thread has moved every file out of zone
+// `zone` (on any device); false after the hang guard.
+inline bool WaitUntilEmptied(TestClock& clock, const Volume& vol, uint32_t zone) {
+  return AdvanceUntil(clock, 1'000'000'000, [&] {
+    for (const FileInfo& f : vol.Files()) {
+      for (const ExtentInfo& x : f.extents) {
+        if (x.zone == zone) return false;
+      }
+    }
+    return true;
+  });
 }
 
 // `path` holds exactly bytes [0, size) of the pattern seeded `seed`, and
