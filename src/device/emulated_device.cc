@@ -370,7 +370,15 @@ absl::StatusOr<uint64_t> EmulatedDevice::Append(uint32_t zone,
 absl::Status EmulatedDevice::OpenZone(uint32_t zone, CellMode mode, const IoContext& ctx) {
   return RunCommand(true, [&]() ABSL_NO_THREAD_SAFETY_ANALYSIS -> absl::StatusOr<TimedRequest> {
     if (auto s = CheckHostManagesZones(zone, "open"); !s.ok()) return s;
+    const bool reopen = IsSplitLocked(zone) && zones_.zone(zone).state == ZoneState::kFull;
+    if (reopen && !subzones_->AnyEmpty(zone)) {
+      return MakeZoneError(ZoneError::kInvalidTransition,
+                           absl::StrCat("open finished split zone ", zone,
+                                        ": none of its subzones is empty"));
+    }
     if (auto s = zones_.Open(zone, mode); !s.ok()) return s;
+    // Active again, durably: after a power cut it is closed, not full.
+    if (reopen) zones_.MarkDurable(zone);
     return TimedRequest{.op = IoOp::kManage, .zone = zone, .io_class = ctx.io_class};
   });
 }

@@ -49,6 +49,13 @@ bool SubzoneTable::AllInactive(uint32_t zone) const {
   return true;
 }
 
+bool SubzoneTable::AnyEmpty(uint32_t zone) const {
+  for (const Subzone& s : zones_.at(zone)) {
+    if (s.written == 0 && !s.full) return true;
+  }
+  return false;
+}
+
 absl::Status SubzoneTable::CheckWrite(uint32_t zone, uint64_t offset, uint64_t len) const {
   const uint32_t index = SubzoneOf(zone, offset);
   const Subzone& s = zones_.at(zone)[index];

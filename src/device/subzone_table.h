@@ -43,6 +43,9 @@ class SubzoneTable {
   bool AllEmpty(uint32_t zone) const;
   // Every subzone empty or full: the split zone may be finished.
   bool AllInactive(uint32_t zone) const;
+  // A subzone of `zone` is empty: a finished split zone may be reopened
+  // for it.
+  bool AnyEmpty(uint32_t zone) const;
 
   // Checks a write of `len` bytes at device byte `offset` against the
   // subzone's state and write pointer. The split zone's own state is the

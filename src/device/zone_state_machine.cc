@@ -260,6 +260,24 @@ absl::Status ZoneStateMachine::Open(uint32_t index, CellMode mode) {
       return absl::OkStatus();
     case ZoneState::kExplicitlyOpened:
       return absl::OkStatus();
+    case ZoneState::kFull:
+      // SplitZNS 4.2: FINISH deactivates a split zone; OPEN activates it
+      // again so that its reset subzones take SSTs (the device checked
+      // that one is empty). A full wide zone only resets.
+      if (!z.info.IsSplit()) return MakeZoneError(ZoneError::kInvalidTransition, where);
+      if (CountsResources(z)) {
+        // Active again, as an empty zone would become.
+        if (AtLimit(active_, info_.max_active_zones)) {
+          return MakeZoneError(ZoneError::kTooManyActive,
+                               absl::StrCat(where, ": ", active_, " zones active, limit ",
+                                            info_.max_active_zones));
+        }
+        if (auto s = CheckOpenResources(z, z.info.cell_mode); !s.ok()) return s;
+        ++active_;
+        if (IsQlc(z)) ++active_qlc_;
+      }
+      AcquireOpen(index, ZoneState::kExplicitlyOpened, z.info.cell_mode);
+      return absl::OkStatus();
     default:
       return MakeZoneError(ZoneError::kInvalidTransition, where);
   }

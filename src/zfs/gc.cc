@@ -82,6 +82,11 @@ void VolumeImpl::CollectDevice(uint32_t d, bool force, GcStats* stats) {
       }
     }
     if (!movable) continue;
+    {
+      // A split victim's reset subzones must not take what is moved out.
+      absl::MutexLock lock(&mu_);
+      members_[d].collecting = zone;
+    }
     const uint64_t zone_size = members_[d].info.zone_size;
     for (const auto& f : owners) {
       uint64_t moved = 0;
@@ -89,9 +94,14 @@ void VolumeImpl::CollectDevice(uint32_t d, bool force, GcStats* stats) {
           f, [&](const Extent& x) { return x.device == d && x.offset / zone_size == zone; }, d,
           {.purpose = Purpose::kGc, .io_class = IoClass::kGc}, &moved);
       stats->bytes_relocated += moved;
-      if (!s.ok() && s.code() != absl::StatusCode::kAborted) return;  // out of room to move into
+      if (!s.ok() && s.code() != absl::StatusCode::kAborted) {
+        absl::MutexLock lock(&mu_);
+        members_[d].collecting = UINT32_MAX;
+        return;  // out of room to move into
+      }
     }
     absl::MutexLock lock(&mu_);
+    members_[d].collecting = UINT32_MAX;
     if (members_[d].zones[zone].valid == 0) {
       members_[d].maybe_dead.insert(zone);
       ResetDeadZones();

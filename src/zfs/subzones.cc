@@ -40,12 +40,44 @@ VolumeImpl::Region VolumeImpl::RegionAt(uint32_t device, uint64_t offset) const 
 }
 
 uint32_t VolumeImpl::FreeSubzones(uint32_t device) const {
+  // Open split zones' and finished ones' alike: a finished split zone is
+  // reopened for its reset subzones (ReopenSplitZone).
   const Member& m = members_[device];
   uint32_t n = 0;
-  for (uint32_t zone : m.split_open) {
-    for (const SubzoneUse& s : m.zones[zone].subzones) n += Writable(s) ? 1 : 0;
+  for (const ZoneUse& z : m.zones) {
+    if (!z.split() || z.retired) continue;
+    for (const SubzoneUse& s : z.subzones) n += Writable(s) ? 1 : 0;
   }
   return n;
+}
+
+uint32_t VolumeImpl::ReopenSplitZone(uint32_t device) {
+  // The greedy allocator over finished split zones: the one with the most
+  // subzones in use among those with a reset subzone.
+  Member& m = members_[device];
+  uint32_t best = UINT32_MAX, best_used = 0;
+  for (uint32_t zone = 0; zone < m.zones.size(); ++zone) {
+    const ZoneUse& z = m.zones[zone];
+    if (!z.split() || z.retired || m.split_open.contains(zone) || zone == m.collecting) continue;
+    const uint32_t used = SubzonesInUse(z);
+    if (used >= z.subzones.size()) continue;
+    if (best == UINT32_MAX || used > best_used) {
+      best = zone;
+      best_used = used;
+    }
+  }
+  if (best == UINT32_MAX || !RoomForActiveZone(device)) return UINT32_MAX;
+  ZoneUse& z = m.zones[best];
+  if (!m.dev->OpenZone(best, z.cell_mode, {IoClass::kOther}).ok()) {
+    RetireIfFailed(device, best);
+    return UINT32_MAX;
+  }
+  m.split_open.insert(best);
+  // An open split zone counts the bytes its subzones hold (a finished one
+  // counts as full).
+  z.written = 0;
+  for (const SubzoneUse& s : z.subzones) z.written += s.written;
+  return best;
 }
 
 std::optional<Lease> VolumeImpl::LeaseSubzone(FileMeta& file, uint32_t device, uint32_t group,
@@ -59,7 +91,7 @@ std::optional<Lease> VolumeImpl::LeaseSubzone(FileMeta& file, uint32_t device, u
   uint32_t best = UINT32_MAX, best_used = 0;
   for (uint32_t zone : m.split_open) {
     const ZoneUse& z = m.zones[zone];
-    if (z.retired) continue;
+    if (z.retired || zone == m.collecting) continue;
     const uint32_t used = SubzonesInUse(z);
     if (used >= z.subzones.size()) continue;
     bool writable = false;
@@ -70,6 +102,10 @@ std::optional<Lease> VolumeImpl::LeaseSubzone(FileMeta& file, uint32_t device, u
       best_used = used;
     }
   }
+  // Else a finished split zone whose reset subzones take SSTs again: the
+  // space a dead SST leaves is reused without GC (4.3), and no empty zone
+  // is split while one of those waits.
+  if (best == UINT32_MAX) best = ReopenSplitZone(device);
   if (best == UINT32_MAX) {
     // Split an empty zone, within the same reserves as a new wide zone.
     const uint32_t keep = purpose == Purpose::kGc ? 0 : GcReserve(device) + PoolReserve(device, views);

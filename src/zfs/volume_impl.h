@@ -160,6 +160,8 @@ struct Member {
   std::set<uint32_t> maybe_dead;  // zones whose valid bytes (or a subzone's) dropped to 0
   // Split zones open for writes (SplitZNS 4.2): each holds one active zone.
   std::set<uint32_t> split_open;
+  // The zone a GC run is emptying: no subzone lease goes into it.
+  uint32_t collecting = UINT32_MAX;
   uint32_t data_zones = 0;        // zones usable for data, counted at mount
   // The WAL/cache pool (HHZS 3.2): pool data zones plus cache zones.
   uint32_t pool_zones = 0;
@@ -487,6 +489,9 @@ class VolumeImpl {
   bool FinishSplitZone(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Empty subzones of open split zones of `device`.
   uint32_t FreeSubzones(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Opens the finished split zone a new subzone writer should take, or
+  // UINT32_MAX.
+  uint32_t ReopenSplitZone(uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Tells the policy that `file` lies on `device` if it did not already know.
   void NotifyPlaced(FileMeta& file, uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether `zone` names a cache zone zfs handed out and still holds.

@@ -280,6 +280,44 @@ TEST_F(SplitZoneTest, ResetOfSubzoneWorksInAFinishedSplitZone) {
   EXPECT_EQ(State(z), ZoneState::kFull);
 }
 
+TEST_F(SplitZoneTest, OpenOfAFinishedSplitZoneReactivatesItForItsResetSubzones) {
+  const uint32_t z = Seq(0);
+  ASSERT_OK(dev().SplitZone(z, kCtx));
+  for (uint32_t i = 0; i < 4; ++i) ASSERT_OK(WriteAt(SubStart(z, i), SubCap(), 1));
+  ASSERT_OK(dev().FinishZone(z, kCtx));
+  EXPECT_EQ(ActiveCount(), 0);
+  // Every subzone full: nothing to open it for.
+  EXPECT_ZONE_ERROR(dev().OpenZone(z, kCtx), ZoneError::kInvalidTransition);
+  EXPECT_EQ(State(z), ZoneState::kFull);
+  ASSERT_OK(dev().ResetSubzone(z, 2, kCtx));
+  EXPECT_ZONE_ERROR(WriteAt(SubStart(z, 2), kBlock), ZoneError::kZoneFull);
+  ASSERT_OK(dev().OpenZone(z, kCtx));
+  EXPECT_EQ(State(z), ZoneState::kExplicitlyOpened);
+  EXPECT_EQ(ActiveCount(), 1);
+  EXPECT_EQ(OpenCount(), 1);
+  ASSERT_OK(WriteAt(SubStart(z, 2), kBlock, 7));
+  EXPECT_EQ(ReadBytes(SubStart(z, 2), kBlock), Pattern(kBlock, 7));
+  EXPECT_EQ(ReadBytes(SubStart(z, 1), kBlock), Pattern(kBlock, 1));
+  EXPECT_EQ(Sub(z, 1).state, ZoneState::kFull);
+  ASSERT_OK(dev().FinishSubzone(z, 2, kCtx));
+  ASSERT_OK(dev().FinishZone(z, kCtx));
+  EXPECT_EQ(ActiveCount(), 0);
+}
+
+TEST_F(SplitZoneTest, ReopeningAFinishedSplitZoneNeedsAnActiveResource) {
+  const uint32_t z = Seq(0);
+  ASSERT_OK(dev().SplitZone(z, kCtx));
+  ASSERT_OK(WriteAt(SubStart(z, 0), SubCap()));
+  ASSERT_OK(dev().FinishZone(z, kCtx));
+  ASSERT_OK(dev().ResetSubzone(z, 0, kCtx));
+  for (uint32_t i = 1; i <= dev().info().max_active_zones; ++i) {
+    ASSERT_OK(WriteAt(Start(Seq(i)), kBlock));
+    ASSERT_OK(dev().CloseZone(Seq(i), kCtx));
+  }
+  EXPECT_ZONE_ERROR(dev().OpenZone(z, kCtx), ZoneError::kTooManyActive);
+  EXPECT_EQ(State(z), ZoneState::kFull);
+}
+
 TEST_F(SplitZoneTest, MergeNeedsEverySubzoneEmpty) {
   const uint32_t z = Seq(0);
   ASSERT_OK(dev().SplitZone(z, kCtx));

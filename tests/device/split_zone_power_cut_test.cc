@@ -108,6 +108,26 @@ TEST_F(SplitZonePowerCutTest, FinishedSubzonesAndSplitZonesAreDurable) {
   EXPECT_EQ(ReadBytes(SubStart(0, 2), kBlock), Pattern(kBlock, 5));
 }
 
+TEST_F(SplitZonePowerCutTest, AReopenedSplitZoneComesBackClosedWithItsSubzones) {
+  ASSERT_OK(dev_->SplitZone(0, kCtx));
+  ASSERT_OK(WriteAt(SubStart(0, 0), kBlock, 5));
+  ASSERT_OK(WriteAt(SubStart(0, 1), kBlock, 6));
+  ASSERT_OK(dev_->FinishSubzone(0, 0, kCtx));
+  ASSERT_OK(dev_->FinishSubzone(0, 1, kCtx));
+  ASSERT_OK(dev_->FinishZone(0, kCtx));
+  ASSERT_OK(dev_->ResetSubzone(0, 1, kCtx));
+  ASSERT_OK(dev_->OpenZone(0, kCtx));  // no Flush: reactivation is durable
+  dev_->PowerCut();
+  EXPECT_EQ(Zone(0).state, ZoneState::kClosed);
+  EXPECT_TRUE(Zone(0).IsSplit());
+  EXPECT_EQ(Sub(0, 0).state, ZoneState::kFull);
+  EXPECT_EQ(Sub(0, 1).state, ZoneState::kEmpty);
+  EXPECT_EQ(ReadBytes(SubStart(0, 0), kBlock), Pattern(kBlock, 5));
+  // Closed, it takes a subzone write as any closed split zone does.
+  ASSERT_OK(WriteAt(SubStart(0, 1), kBlock, 7));
+  EXPECT_EQ(ReadBytes(SubStart(0, 1), kBlock), Pattern(kBlock, 7));
+}
+
 TEST_F(SplitZonePowerCutTest, SubzoneResetAndMergeAreDurable) {
   ASSERT_OK(dev_->SplitZone(0, kCtx));
   ASSERT_OK(dev_->SplitZone(1, kCtx));

@@ -180,9 +180,42 @@ TEST_F(SubzoneTest, NewWriterTakesTheSplitZoneWithTheMostSubzonesInUse) {
   ExpectConsistent(*vol_);
 }
 
+TEST_F(SubzoneTest, ResetSubzonesOfAFinishedSplitZoneTakeNewFilesWithoutGc) {
+  // Sixteen files fill split zone A, which is then finished; three die.
+  // The next three files reopen A and take its reset subzones: no zone is
+  // split and nothing is moved (SplitZNS: a subzone is reused once its
+  // SST dies, without migration).
+  const uint32_t n = info().subzones_per_zone;
+  for (uint32_t i = 0; i < n; ++i) Write(absl::StrCat("/sub", i), 200 << 10);
+  const uint32_t a = SubzonesOf("/sub0").begin()->first;
+  ASSERT_EQ(devs_[0]->ReportZone(a)->state, device::ZoneState::kFull);
+  for (uint32_t i : {2u, 7u, 11u}) {
+    ASSERT_OK(vol_->Delete(absl::StrCat("/sub", i)));
+    files_.erase(absl::StrCat("/sub", i));
+  }
+  const uint64_t splits = devs_[0]->Stats().zone_splits;
+  for (uint32_t i = 0; i < 3; ++i) {
+    const std::string path = absl::StrCat("/sub-new", i);
+    Write(path, 300 << 10);
+    const auto where = SubzonesOf(path);
+    ASSERT_EQ(where.size(), 1u) << path;
+    EXPECT_EQ(where.begin()->first, a) << path;
+  }
+  EXPECT_EQ(devs_[0]->Stats().zone_splits, splits);
+  EXPECT_EQ(vol_->gc_totals().bytes_relocated, 0u);
+  // Full again, A gave its active zone back.
+  EXPECT_EQ(devs_[0]->ReportZone(a)->state, device::ZoneState::kFull);
+  ExpectFilesIntact(*vol_, files_);
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
+  Remount();
+  ExpectFilesIntact(*vol_, files_);
+  ExpectConsistent(*vol_, " after remount");
+}
+
 TEST_F(SubzoneTest, GcEmptiesAFinishedSplitZoneWithFewLiveSubzones) {
-  // Sixteen files fill split zone A, which is then finished; twelve die,
-  // and their subzones, reset, take no writes until A is merged.
+  // Sixteen files fill split zone A, which is then finished; twelve die.
+  // GC moves the four live ones out, never into A's reset subzones.
   const uint32_t n = info().subzones_per_zone;
   for (uint32_t i = 0; i < n; ++i) Write(absl::StrCat("/sub", i), 200 << 10);
   const uint32_t a = SubzonesOf("/sub0").begin()->first;
