@@ -26,6 +26,10 @@ std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device) const {
   const Member& m = members_[device];
   struct Scored {
     uint32_t zone;
+    // Split zones go after every wide zone: their empty subzones are not
+    // garbage but room the next SSTs reuse (subzones.cc), so moving their
+    // live SSTs frees a wide zone at the cost of migration SplitZNS avoids.
+    bool split;
     double score;  // higher is collected first
   };
   std::vector<Scored> scored;
@@ -40,10 +44,12 @@ std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device) const {
       const double age = std::max(1.0, now - static_cast<double>(z.last_write_us));
       score = (1.0 - u) * age / (1.0 + u);
     }
-    scored.push_back({zone, score});
+    scored.push_back({zone, z.split(), score});
   }
   std::sort(scored.begin(), scored.end(),
-            [](const Scored& a, const Scored& b) { return a.score > b.score; });
+            [](const Scored& a, const Scored& b) {
+              return a.split != b.split ? b.split : a.score > b.score;
+            });
   std::vector<uint32_t> out;
   for (const Scored& s : scored) out.push_back(s.zone);
   return out;
