@@ -18,17 +18,20 @@ bool VolumeImpl::BelowGcThreshold(uint32_t device) const {
   const Member& m = members_[device];
   // Empty zones kept for the WAL/cache pool are not free for general data.
   const uint32_t reserve = PoolReserve(device, DeviceViews());
-  const size_t usable = m.empty.size() > reserve ? m.empty.size() - reserve : 0;
+  size_t usable = m.empty.size() > reserve ? m.empty.size() - reserve : 0;
+  // Empty subzones are free space too, as ZenFS (which SplitZNS extends)
+  // counts every zone's unwritten capacity: they take the next SSTs of
+  // their levels without migration (subzones.cc).
+  if (m.info.supports_subzones) usable += FreeSubzones(device) / m.info.subzones_per_zone;
   return options_.gc_free_zone_threshold >= 0 && m.data_zones > 0 && usable <= options_.gc_free_zone_threshold * m.data_zones;
 }
 
-std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device) const {
+std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device, bool force) const {
   const Member& m = members_[device];
   struct Scored {
     uint32_t zone;
     // Split zones go after every wide zone: their empty subzones are not
-    // garbage but room the next SSTs reuse (subzones.cc), so moving their
-    // live SSTs frees a wide zone at the cost of migration SplitZNS avoids.
+    // garbage but room the next SSTs reuse (subzones.cc).
     bool split;
     double score;  // higher is collected first
   };
@@ -37,6 +40,10 @@ std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device) const {
   for (uint32_t zone = 0; zone < m.zones.size(); ++zone) {
     const ZoneUse& z = m.zones[zone];
     if (z.role != ZoneRole::kData || z.leased || !z.full() || z.valid >= z.written) continue;
+    // Moving a split zone's live SSTs into other subzones frees no space
+    // (its empty subzones were free already): only a volume out of room
+    // for a wide zone's file (force) takes one, to get a wide zone back.
+    if (z.split() && !force) continue;
     const double u = static_cast<double>(z.valid) / static_cast<double>(z.capacity);
     double score = 1.0 - u;  // greedy: the least valid data to move
     if (options_.gc_cost_benefit) {
@@ -68,7 +75,7 @@ void VolumeImpl::CollectDevice(uint32_t d, bool force, GcStats* stats) {
   {
     absl::MutexLock lock(&mu_);
     if (!force && !BelowGcThreshold(d)) return;
-    victims = GcVictims(d);
+    victims = GcVictims(d, force);
   }
   for (uint32_t zone : victims) {
     std::vector<std::shared_ptr<FileMeta>> owners;

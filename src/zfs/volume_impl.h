@@ -540,8 +540,9 @@ class VolumeImpl {
   // it looks at the clock again (zero once it has). A simulated clock
   // moves only when something else moves it, so it is looked at often.
   absl::Duration TimeUntil(uint64_t deadline_ns) const;
-  // Zones of `device` worth collecting, best first.
-  std::vector<uint32_t> GcVictims(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Zones of `device` worth collecting, best first; split zones only when
+  // `force` (a write found no room).
+  std::vector<uint32_t> GcVictims(uint32_t device, bool force) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool BelowGcThreshold(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Zone retirement internals (zone_retire.cc).
