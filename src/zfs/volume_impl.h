@@ -489,6 +489,8 @@ class VolumeImpl {
   bool FinishSplitZone(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Empty subzones of open split zones of `device`.
   uint32_t FreeSubzones(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Another file than `file` holds a zone or subzone lease (is writing).
+  bool OtherWriterLeases(const FileMeta& file) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Opens the finished split zone a new subzone writer should take, or
   // UINT32_MAX.
   uint32_t ReopenSplitZone(uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -568,6 +570,10 @@ class VolumeImpl {
 
   mutable absl::Mutex mu_;
   absl::CondVar zone_released_;
+  // Zones emptied since mount, and its value when a writer last waited
+  // for room in vain (AcquireZone): equal, the volume is known full.
+  uint64_t zones_emptied_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t full_at_emptied_ ABSL_GUARDED_BY(mu_) = UINT64_MAX;
   std::unique_ptr<MetadataLog> log_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, std::shared_ptr<FileMeta>> files_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, uint64_t> names_ ABSL_GUARDED_BY(mu_);

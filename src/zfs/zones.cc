@@ -14,6 +14,11 @@ using device::IoContext;
 // reports the volume full, on the volume's clock.
 constexpr uint64_t kZoneWaitNs = 10'000'000'000;
 
+// How long a writer that finds no room, after GC, waits for other writers'
+// work to give zones back (RocksDB deletes a compaction's inputs when its
+// outputs are done) before it reports the volume full.
+constexpr uint64_t kSpaceWaitNs = 2'000'000'000;
+
 // A writer that needs an active zone when all are leased first takes one
 // from a writer idle this long; failing that it waits this long for a
 // release, then takes the zone of the writer idle the longest. Writers in
@@ -154,6 +159,7 @@ void VolumeImpl::ResetDeadZones() {
 }
 
 void VolumeImpl::ZoneEmptied(uint32_t device, uint32_t zone) {
+  ++zones_emptied_;
   Member& m = members_[device];
   ZoneUse& z = m.zones[zone];
   if (z.role == ZoneRole::kCache) {
@@ -431,6 +437,7 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
   bool reclaim_tried = false;
   bool waited = false;
   const uint64_t deadline = clock_->NowNs() + kZoneWaitNs;
+  uint64_t space_deadline = 0;  // set when the volume is first found full
   while (true) {
     absl::Status status;
     std::function<bool()> reclaim_one;
@@ -467,14 +474,51 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
       (void)reclaim_one();
       continue;
     }
-    if (tried_gc || purpose != Purpose::kWrite || !options_.placement->allows_gc()) {
+    if (purpose != Purpose::kWrite || !absl::IsResourceExhausted(status)) return status;
+    if (!tried_gc && options_.placement->allows_gc()) {
+      // Full: reclaim dead space synchronously once, then try again.
+      tried_gc = true;
+      auto gc = mover_.CollectGarbage(/*force=*/true);
+      if (gc.ok() && gc->zones_reclaimed > 0) continue;
+    }
+    // Still full. Space that files about to die hold comes back without
+    // GC: RocksDB deletes a compaction's inputs once its outputs are
+    // written, so with many compactions at once the volume is fullest just
+    // before they end. A writer waits for such a release, as it waits for
+    // an active zone, before it reports the volume full.
+    // Only while another writer is at work (nothing else frees space that
+    // fast) and on the real clock (a simulated one may not move while
+    // this writer waits).
+    // A volume a writer already waited on in vain, with no zone emptied
+    // since, is full: the next writers fail at once.
+    absl::MutexLock lock(&mu_);
+    if (!real_clock_ || full_at_emptied_ == zones_emptied_ || !OtherWriterLeases(file)) {
       return status;
     }
-    // Full: reclaim dead space synchronously once, then try again.
-    tried_gc = true;
-    auto gc = mover_.CollectGarbage(/*force=*/true);
-    if (!gc.ok() || gc->zones_reclaimed == 0) return status;
+    const uint64_t now = clock_->NowNs();
+    if (space_deadline == 0) space_deadline = now + kSpaceWaitNs;
+    if (now >= space_deadline) {
+      full_at_emptied_ = zones_emptied_;
+      return status;
+    }
+    zone_released_.WaitWithTimeout(&mu_, TimeUntil(std::min(space_deadline, now + kReleaseWaitNs)));
+    waited = true;
   }
+}
+
+bool VolumeImpl::OtherWriterLeases(const FileMeta& file) const {
+  for (const Member& m : members_) {
+    for (uint32_t zone : m.partial) {
+      const ZoneUse& z = m.zones[zone];
+      if (z.leased && z.holder != file.hint.name) return true;
+    }
+    for (uint32_t zone : m.split_open) {
+      for (const SubzoneUse& s : m.zones[zone].subzones) {
+        if (s.leased && s.holder != file.hint.name) return true;
+      }
+    }
+  }
+  return false;
 }
 
 void VolumeImpl::ReleaseZone(const Lease& lease) {

@@ -93,7 +93,8 @@ TEST(ZsbenchCliTest, FailedOperationsExitOneAndSayWhich) {
   const std::string json = ::testing::TempDir() + "/full_" + std::to_string(::getpid()) + ".json";
   const ToolRun r = Zsbench("--volume " + Quote(tiny) +
                             " --workload fillseq --records 20000 --value-size 1000"
-                            " --rocksdb-option write_buffer_size=1048576 --json " + Quote(json));
+                            " --rocksdb-option write_buffer_size=1048576 --json " + Quote(json),
+                            60);  // a full volume makes a writer wait for room (2 s) first
   ASSERT_EQ(r.exit_code, 1) << Describe(r);
   EXPECT_NE(r.err.find("FAILED"), std::string::npos) << Describe(r);
   EXPECT_NE(r.err.find("no space"), std::string::npos) << Describe(r);

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
 #include "hooked_writes.h"
 #include "recording_policy.h"
 #include "test_clock.h"
@@ -377,6 +378,65 @@ TEST_F(ZonesTest, FullVolumeReportsResourceExhaustedAndRecoversAfterDeletes) {
   ASSERT_OK(got);
   EXPECT_TRUE(*got == chunk);
   ExpectConsistent(*vol_);
+}
+
+// A volume filled to its GC reserve while "/open" holds a zone: closed
+// files of one zone each, every byte live, so GC has nothing to take.
+class FullVolumeWaitTest : public ZonesTest {
+ protected:
+  void SetUp() override {
+    FormatAndMount({OpenDev(ZnsUri(12))});
+    auto open = vol_->Create("/open", {});
+    ASSERT_OK(open);
+    open_ = std::move(*open);
+    ASSERT_OK(open_->Append(Pattern(1, 4096)));
+    ASSERT_OK(open_->Sync());
+    const uint64_t cap = devs_[0]->info().zone_capacity;
+    for (int i = 0; FreeZones() > 1; ++i) {
+      ASSERT_OK(WriteFile(*vol_, "/z" + std::to_string(i), Pattern(i + 2, cap)));
+    }
+  }
+  int FreeZones() {
+    int n = 0;
+    for (const ZoneReport& z : vol_->Zones()) n += z.role == ZoneRole::kFree ? 1 : 0;
+    return n;
+  }
+  std::unique_ptr<WritableFile> open_;
+};
+
+TEST_F(FullVolumeWaitTest, AWriterWithNoRoomWaitsForAnotherWritersDeletes) {
+  // What a compaction's end does: its inputs die, their zones come back.
+  std::atomic<bool> done{false};
+  absl::Status late;
+  TestThread writer([&] {
+    late = WriteFile(*vol_, "/late", Pattern(99, 1 << 20));
+    done = true;
+  });
+  absl::SleepFor(absl::Milliseconds(300));
+  EXPECT_FALSE(done.load()) << "wrote without room: " << late;
+  ASSERT_OK(vol_->Delete("/z0"));
+  writer.Join();
+  EXPECT_OK(late);
+  ASSERT_OK(open_->Close());
+  ExpectConsistent(*vol_);
+  auto got = ReadFile(*vol_, "/late");
+  ASSERT_OK(got);
+  EXPECT_TRUE(*got == Pattern(99, 1 << 20));
+}
+
+TEST_F(FullVolumeWaitTest, AFullVolumeFailsAfterOneWaitThenAtOnce) {
+  const auto start = absl::Now();
+  absl::Status first = WriteFile(*vol_, "/late", Pattern(99, 1 << 20));
+  const absl::Duration waited = absl::Now() - start;
+  EXPECT_EQ(first.code(), absl::StatusCode::kResourceExhausted) << first;
+  EXPECT_GE(waited, absl::Seconds(1)) << "failed without waiting for room";
+  // Nothing emptied since: known full, the next writer is not held.
+  const auto again = absl::Now();
+  absl::Status second = WriteFile(*vol_, "/later", Pattern(98, 1 << 20));
+  EXPECT_EQ(second.code(), absl::StatusCode::kResourceExhausted) << second;
+  EXPECT_LT(absl::Now() - again, absl::Seconds(1));
+  ASSERT_OK(open_->Close());
+  ExpectConsistent(*vol_, " when full");
 }
 
 TEST_F(ZonesTest, MetadataLogRollsWhileDataHoldsEveryActiveZone) {
