@@ -72,7 +72,8 @@ uint64_t ScaleBytes(uint64_t bytes, double scale, uint64_t align) {
 }
 
 absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri,
-                                                          const std::string& rest) {
+                                                          const std::string& rest,
+                                                          std::shared_ptr<Clock> clock) {
   std::pair<std::string, std::string> name_query = absl::StrSplit(rest, absl::MaxSplits('?', 1));
   std::optional<Preset> preset = FindPreset(name_query.first);
   if (!preset) {
@@ -238,6 +239,8 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
     opts.prefetch_bytes = splitzns["prefetch"] ? 4 * preset->nand.geometry.page_bytes : 0;
   }
   if (timing == "sim") opts.clock = std::make_shared<ManualClock>();
+  // A caller's clock puts this device on a time line shared with others.
+  if (timing != "none" && clock) opts.clock = std::move(clock);
   if (timing != "none") {
     const uint64_t capacity = info.capacity_bytes();
     if (preset->is_disk) {
@@ -263,7 +266,7 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
 absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenDevice(const std::string& uri) {
   // fault=... wraps whatever the rest of the URI opens (fault_injection.h).
   if (auto faulty = OpenWithFaults(uri, &OpenDevice)) return std::move(*faulty);
-  if (uri.starts_with("emu:")) return OpenEmulated(uri, uri.substr(4));
+  if (uri.starts_with("emu:")) return OpenEmulated(uri, uri.substr(4), nullptr);
   if (uri.starts_with("zbd:")) {
     const std::string path = uri.substr(4);
     if (!path.starts_with("/")) return BadUri(uri, "expected zbd:/dev/NAME, an absolute path");
@@ -276,6 +279,14 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenDevice(const std::string& uri) 
   }
   return BadUri(uri, "unknown scheme; use emu:PRESET?... (presets: " + PresetNames() +
                          ") or zbd:/dev/NAME");
+}
+
+absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenDevice(const std::string& uri,
+                                                        std::shared_ptr<Clock> clock) {
+  if (uri.starts_with("emu:") && uri.find("fault=") == std::string::npos) {
+    return OpenEmulated(uri, uri.substr(4), std::move(clock));
+  }
+  return OpenDevice(uri);
 }
 
 }  // namespace zonestack::device

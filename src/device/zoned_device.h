@@ -15,6 +15,8 @@
 
 namespace zonestack::device {
 
+class Clock;
+
 // One source range of a Simple Copy.
 struct CopyRange {
   uint64_t offset = 0;
@@ -126,5 +128,10 @@ class ZonedDevice {
 // the schemes, presets and parameters; a bad URI is an InvalidArgument
 // naming what is valid.
 absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenDevice(const std::string& uri);
+// As above, but a timed emulated device (timing=sim or real) keeps time by
+// `clock`, so several devices share one time line (the block tier's SSD and
+// drive on one simulated clock, src/tier). Other devices ignore it.
+absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenDevice(const std::string& uri,
+                                                        std::shared_ptr<Clock> clock);
 
 }  // namespace zonestack::device
