@@ -233,6 +233,15 @@ absl::Status TierMapping::Format() {
   return WriteCheckpoint(1);
 }
 
+bool TierMapping::SameGeometry(const std::vector<uint8_t>& header) const {
+  const uint64_t geo[6] = {g_.block_size, g_.extent_bytes, g_.num_extents,
+                           g_.num_slots,  g_.cache_blocks, g_.log_blocks};
+  for (int i = 0; i < 6; ++i) {
+    if (Get<uint64_t>(header, 24 + 8 * i) != geo[i]) return false;
+  }
+  return true;
+}
+
 absl::Status TierMapping::Recover() {
   const uint64_t ck_bytes = g_.CheckpointBlocks() * g_.block_size;
   struct Area {
@@ -248,8 +257,15 @@ absl::Status TierMapping::Recover() {
     if (a.blank || Get<uint32_t>(a.buf, 0) != kCheckpointMagic) continue;
     a.generation = Get<uint64_t>(a.buf, 8);
     const uint64_t body = Get<uint64_t>(a.buf, 16);
-    a.valid = body == 16 * g_.num_slots + 8 * g_.cache_blocks &&
+    a.valid = body <= ck_bytes - kCheckpointHeader &&
               Get<uint32_t>(a.buf, 4) == Crc(a.buf.data() + 8, kCheckpointHeader - 8 + body);
+    // A sound checkpoint of another shape: the caller's options are wrong,
+    // not the SSD.
+    if (a.valid && !SameGeometry(a.buf)) {
+      return absl::InvalidArgumentError(
+          "tier mapping: the SSD holds a tier formatted with another geometry (extent size, "
+          "slots, cache or log size); open it with the options it was made with");
+    }
   }
   std::vector<uint8_t> block(g_.block_size);
   auto read_log = [&](uint64_t seq) { return SsdRead(ssd_, LogOffset(seq), block, kMetaCtx); };
@@ -288,15 +304,6 @@ absl::Status TierMapping::Recover() {
   const Area& a = area[best];
   generation_ = a.generation;
   recovery_.generation = a.generation;
-  const uint64_t geo[6] = {g_.block_size, g_.extent_bytes, g_.num_extents,
-                           g_.num_slots,  g_.cache_blocks, g_.log_blocks};
-  for (int i = 0; i < 6; ++i) {
-    if (Get<uint64_t>(a.buf, 24 + 8 * i) != geo[i]) {
-      return absl::InvalidArgumentError(
-          "tier mapping: the SSD holds a tier formatted with another geometry (extent size, "
-          "slots, cache or log size); open it with the options it was made with");
-    }
-  }
   size_t at = kCheckpointHeader;
   for (uint32_t s = 0; s < g_.num_slots; ++s, at += 16) {
     const uint64_t extent = Get<uint64_t>(a.buf, at);

@@ -110,6 +110,8 @@ class TierMapping {
 
   TierMapping(device::ZonedDevice* ssd, const MappingGeometry& g);
   absl::Status Recover();
+  // Whether a checkpoint header records this mapping's geometry.
+  bool SameGeometry(const std::vector<uint8_t>& header) const;
   absl::Status Format();
   absl::Status Apply(const Record& r);  // replay and live mutations alike
   void Queue(const Record& r);
