@@ -1,7 +1,7 @@
 // Trace parsing: MSR Cambridge CSV and blkparse text.
 #include "tools/zsreplay/trace.h"
 
-#include <string_view>
+#include "absl/strings/string_view.h"
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
@@ -32,14 +32,14 @@ absl::StatusOr<std::vector<TraceRequest>> ParseTrace(std::istream& in, TraceForm
   uint64_t first = 0;  // the first request's time in the trace's unit
   while (std::getline(in, line)) {
     ++n;
-    std::string_view l = absl::StripAsciiWhitespace(line);
+    absl::string_view l = absl::StripAsciiWhitespace(line);
     if (l.empty()) continue;
     TraceRequest r;
     uint64_t t = 0;  // ns for blkparse, ticks for MSR
     if (format == TraceFormat::kMsr) {
-      std::vector<std::string_view> f = absl::StrSplit(l, ',');
+      std::vector<absl::string_view> f = absl::StrSplit(l, ',');
       if (f.size() < 6) return BadLine(n, "an MSR record has 7 fields");
-      const std::string_view type = absl::StripAsciiWhitespace(f[3]);
+      const absl::string_view type = absl::StripAsciiWhitespace(f[3]);
       if (type != "Read" && type != "Write") return BadLine(n, "type must be Read or Write");
       if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(f[0]), &t) ||
           !absl::SimpleAtoi(absl::StripAsciiWhitespace(f[4]), &r.offset) ||
@@ -49,7 +49,7 @@ absl::StatusOr<std::vector<TraceRequest>> ParseTrace(std::istream& in, TraceForm
       r.write = type == "Write";
     } else {
       // "8,0  3  1  0.000000000  697  Q  W 223490 + 8 [proc]"
-      std::vector<std::string_view> f = absl::StrSplit(l, ' ', absl::SkipEmpty());
+      std::vector<absl::string_view> f = absl::StrSplit(l, ' ', absl::SkipEmpty());
       if (f.size() < 10 || f[5] != "Q" || f[8] != "+") continue;  // other events, summaries
       double secs = 0;
       uint64_t sector = 0, sectors = 0;
@@ -57,8 +57,8 @@ absl::StatusOr<std::vector<TraceRequest>> ParseTrace(std::istream& in, TraceForm
           !absl::SimpleAtoi(f[9], &sectors)) {
         return BadLine(n, "a queue event needs a time, a sector and a count");
       }
-      const bool w = f[6].find('W') != std::string_view::npos;
-      const bool rd = f[6].find('R') != std::string_view::npos;
+      const bool w = f[6].find('W') != absl::string_view::npos;
+      const bool rd = f[6].find('R') != absl::string_view::npos;
       if (!w && !rd) continue;  // flushes, discards
       t = static_cast<uint64_t>(secs * 1e9);
       r.write = w;
