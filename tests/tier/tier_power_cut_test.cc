@@ -151,6 +151,51 @@ TEST(TierPowerCutCoverageTest, TheWorkloadPromotesDemotesEvictsAndCheckpoints) {
   EXPECT_GT(st.cache_admissions, 0u);
 }
 
+// A cut right after an internal move, before any later Flush: the move
+// made acknowledged data the drive's to keep, so the drive must hold it
+// durably before the mapping says so.
+void CutBoth(Rig& r) {
+  r.ssd_emu()->PowerCut();
+  r.drive_emu()->PowerCut();
+}
+
+TEST(TierPowerCutMoveTest, ADemotionSurvivesACutRightAfterIt) {
+  TierOptions base;
+  base.period_requests = 0;
+  base.ssd_tier_bytes = kZone;  // one slot
+  base.placement.decay = 0;
+  Rig r = MakeRig("HA-256-CFC", base);
+  ASSERT_OK(r.Write(5 * kZone, 2 * kBlock, 1));
+  ASSERT_OK(r.Write(5 * kZone, kBlock, 2));  // cached: makes zone 5 critical
+  ASSERT_OK(r.tier->Flush());
+  ASSERT_OK(r.tier->RunPeriod());
+  ASSERT_NE(r.tier->SlotOf(5), kNoSlot);
+  for (int i = 0; i < 10; ++i) r.Read(6 * kZone, kBlock);
+  ASSERT_OK(r.tier->RunPeriod());  // zone 5 goes home
+  ASSERT_EQ(r.tier->SlotOf(5), kNoSlot);
+  CutBoth(r);
+  ASSERT_OK(r.Reopen());
+  EXPECT_EQ(r.tier->SlotOf(5), kNoSlot);
+  EXPECT_EQ(r.Read(5 * kZone, kBlock), Fill(kBlock, 2));
+  const std::vector<uint8_t> first = Fill(2 * kBlock, 1);
+  EXPECT_EQ(r.Read(5 * kZone + kBlock, kBlock),
+            std::vector<uint8_t>(first.begin() + kBlock, first.end()));
+}
+
+TEST(TierPowerCutMoveTest, AnEvictionSurvivesACutRightAfterIt) {
+  TierOptions base;
+  base.period_requests = 0;
+  Rig r = MakeRig("HA-256-LRU", base);  // caches every write
+  ASSERT_OK(r.Write(7 * kZone, 32 * kBlock, 1));  // fills the cache
+  ASSERT_OK(r.tier->Flush());
+  ASSERT_EQ(r.tier->cached_blocks(), 32u);
+  ASSERT_OK(r.Write(8 * kZone, kBlock, 2));  // evicts zone 7's blocks in place
+  ASSERT_LT(r.tier->cached_blocks(), 32u);
+  CutBoth(r);
+  ASSERT_OK(r.Reopen());
+  EXPECT_EQ(r.Read(7 * kZone, 32 * kBlock), Fill(32 * kBlock, 1));
+}
+
 // Flipped bits in the log or a checkpoint: DataLoss naming where.
 TEST(TierCorruptionTest, ACorruptLogBlockIsDataLoss) {
   Rig r = MakeRig("HA-256-CFC");
