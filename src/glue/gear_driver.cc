@@ -15,6 +15,7 @@
 #include "rocksdb/comparator.h"
 #include "rocksdb/metadata.h"
 #include "rocksdb/options.h"
+#include "rocksdb/sst_partitioner.h"
 
 namespace zonestack::rocks {
 namespace {
@@ -49,6 +50,54 @@ class WakeListener : public rocksdb::EventListener {
 
 // How often a held flush looks at L0 again.
 constexpr absl::Duration kHoldPeriod = absl::Milliseconds(2);
+
+// Cuts a compaction's output where a window's key slice begins, so that an
+// SST lies in one window only (docs/geardb.md, "2. Compaction windows").
+class CutPartitioner : public rocksdb::SstPartitioner {
+ public:
+  explicit CutPartitioner(std::vector<std::string> cuts) : cuts_(std::move(cuts)) {}
+  const char* Name() const override { return "ZoneStackGearCuts"; }
+  rocksdb::PartitionerResult ShouldPartition(const rocksdb::PartitionerRequest& r) override {
+    // A cut c with prev < c <= current: the new key starts another slice.
+    const rocksdb::Slice prev = *r.prev_user_key;
+    const rocksdb::Slice cur = *r.current_user_key;
+    auto it = std::upper_bound(cuts_.begin(), cuts_.end(), prev,
+                               [](const rocksdb::Slice& key, const std::string& cut) {
+                                 return key.compare(rocksdb::Slice(cut)) < 0;
+                               });
+    return it != cuts_.end() && rocksdb::Slice(*it).compare(cur) <= 0
+               ? rocksdb::PartitionerResult::kRequired
+               : rocksdb::PartitionerResult::kNotRequired;
+  }
+  bool CanDoTrivialMove(const rocksdb::Slice& smallest, const rocksdb::Slice& largest) override {
+    auto it = std::upper_bound(cuts_.begin(), cuts_.end(), smallest,
+                               [](const rocksdb::Slice& key, const std::string& cut) {
+                                 return key.compare(rocksdb::Slice(cut)) < 0;
+                               });
+    return it == cuts_.end() || largest.compare(rocksdb::Slice(*it)) < 0;
+  }
+
+ private:
+  const std::vector<std::string> cuts_;  // ascending
+};
+
+class CutPartitionerFactory : public rocksdb::SstPartitionerFactory {
+ public:
+  explicit CutPartitionerFactory(std::shared_ptr<GearDriver::Cuts> cuts)
+      : cuts_(std::move(cuts)) {}
+  const char* Name() const override { return "ZoneStackGearCuts"; }
+  // Empty, so the OPTIONS files RocksDB writes leave it out (as the
+  // listeners'): re-read, the name would make nothing.
+  std::string GetId() const override { return ""; }
+  std::unique_ptr<rocksdb::SstPartitioner> CreatePartitioner(
+      const rocksdb::SstPartitioner::Context& /*context*/) const override {
+    absl::MutexLock l(&cuts_->mu);
+    return std::make_unique<CutPartitioner>(cuts_->cuts);
+  }
+
+ private:
+  const std::shared_ptr<GearDriver::Cuts> cuts_;
+};
 
 }  // namespace
 
@@ -91,6 +140,10 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
     }
   };
   return std::make_shared<WakeListener>(wake, hold);
+}
+
+std::shared_ptr<rocksdb::SstPartitionerFactory> GearDriver::partitioner_factory() {
+  return std::make_shared<CutPartitionerFactory>(cuts_);
 }
 
 void GearDriver::Start(rocksdb::DB* db) {
@@ -201,15 +254,23 @@ GearDriver::Snapshot GearDriver::Take() {
                      .written_bytes = z.written_bytes,
                      .ssts = {it->second.begin(), it->second.end()}});
   }
-  windows_.Update(zones);
-  counters_->Set("zones_released", static_cast<int64_t>(windows_.zones_released()));
-  counters_->Set("windows_released", static_cast<int64_t>(windows_.windows_released()));
-  counters_->Set("windows_formed", static_cast<int64_t>(windows_.windows_formed()));
+  windows_.Update(snap.levels, zones);
+  PublishWindows();
   {
     absl::MutexLock l(&signal_->mu);
     counters_->Set("write_stops", static_cast<int64_t>(signal_->write_stops));
   }
   return snap;
+}
+
+void GearDriver::PublishWindows() {
+  counters_->Set("zones_released", static_cast<int64_t>(windows_.zones_released()));
+  counters_->Set("windows_released", static_cast<int64_t>(windows_.windows_released()));
+  counters_->Set("windows_formed", static_cast<int64_t>(windows_.windows_formed()));
+  counters_->Set("cuts_taken", static_cast<int64_t>(windows_.cuts_taken()));
+  counters_->Set("slices", static_cast<int64_t>(windows_.slices()));
+  absl::MutexLock l(&cuts_->mu);
+  cuts_->cuts = windows_.cuts();
 }
 
 absl::Status GearDriver::Run(const policy::GearStep& step, const Snapshot& snap,
@@ -245,6 +306,11 @@ absl::Status GearDriver::Run(const policy::GearStep& step, const Snapshot& snap,
   if (step.kind == policy::GearStep::Kind::kOutOfWindow) {
     counters_->Add("out_of_window_bytes", static_cast<int64_t>(step.out_of_window_bytes));
   }
+  if (step.gap_bytes > 0) {
+    counters_->Add("gap_steps", 1);
+    counters_->Add("gap_bytes", static_cast<int64_t>(step.gap_bytes));
+  }
+  if (step.cursor) windows_.Advance(step.input_level, *step.cursor);
   if (step.kind == policy::GearStep::Kind::kPassive) {
     // Bytes written a second time because RocksDB cannot split one
     // compaction's output over two levels (docs/geardb.md).
@@ -281,6 +347,7 @@ absl::Status GearDriver::RunUntilIdle() {
     Snapshot snap = Take();
     std::optional<policy::GearStep> step = policy::PlanStep(snap.levels, windows_, limits_,
                                                             options_);
+    PublishWindows();  // the plan may have rotated the window
     if (!step) return absl::OkStatus();
     std::vector<uint64_t> outputs;
     if (auto s = Run(*step, snap, &outputs); !s.ok()) return s;

@@ -27,6 +27,7 @@
 #include "policy/scheme.h"
 #include "rocksdb/db.h"
 #include "rocksdb/listener.h"
+#include "rocksdb/sst_partitioner.h"
 #include "zfs/volume.h"
 
 namespace zonestack::rocks {
@@ -43,6 +44,15 @@ class GearDriver {
   // A listener to add to the DB's options before it opens: it wakes the
   // driver when a flush completes.
   std::shared_ptr<rocksdb::EventListener> listener();
+  // The column family's SstPartitionerFactory, to set before the DB
+  // opens: compactions cut their output at the windows' slice boundaries.
+  std::shared_ptr<rocksdb::SstPartitionerFactory> partitioner_factory();
+  // The boundaries the partitioner cuts at, shared with it (RocksDB may
+  // keep the factory after the driver is gone).
+  struct Cuts {
+    absl::Mutex mu;
+    std::vector<std::string> cuts ABSL_GUARDED_BY(mu);
+  };
 
   // Starts the thread on `db`'s default column family, whose options must
   // have disable_auto_compactions and the bytewise comparator. `db` must
@@ -80,6 +90,8 @@ class GearDriver {
   absl::Status Run(const policy::GearStep& step, const Snapshot& snap,
                    std::vector<uint64_t>* outputs) ABSL_EXCLUSIVE_LOCKS_REQUIRED(step_mu_);
   void Loop();
+  // Counters of the windows, and the cuts to the partitioner.
+  void PublishWindows() ABSL_EXCLUSIVE_LOCKS_REQUIRED(step_mu_);
 
   const std::shared_ptr<zfs::Volume> volume_;
   const policy::GearOptions options_;
@@ -103,6 +115,7 @@ class GearDriver {
   };
   const std::shared_ptr<Signal> signal_ = std::make_shared<Signal>();
   std::thread thread_;
+  const std::shared_ptr<Cuts> cuts_ = std::make_shared<Cuts>();
 
   // Apart from step_mu_, which a step holds for its whole run.
   absl::Mutex observer_mu_;

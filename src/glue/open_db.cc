@@ -174,6 +174,8 @@ absl::StatusOr<std::unique_ptr<rocksdb::DB>> OpenDb(const std::string& config_pa
     driver = std::make_unique<GearDriver>(*volume, *gear);
     options.listeners.push_back(driver->listener());
     options.disable_auto_compactions = true;
+    // Window-aligned SSTs (docs/geardb.md, "2. Compaction windows").
+    options.sst_partitioner_factory = driver->partitioner_factory();
   }
 
   rocksdb::DB* db = nullptr;

@@ -36,7 +36,7 @@ Below Relation(const GearSst& sst, const GearLevels& levels, int below,
     if (!Overlaps(sst, b)) continue;
     ++r.overlapping;
     r.busy = r.busy || b.being_compacted;
-    if (!windows.InWindow(b.number)) {
+    if (!windows.InWindow(below, b)) {
       r.outside_window = true;
       r.outside_window_bytes += b.size;
     }
@@ -46,72 +46,93 @@ Below Relation(const GearSst& sst, const GearLevels& levels, int below,
 
 }  // namespace
 
-void GearWindows::Update(const std::vector<GearZone>& zones) {
-  std::map<int, std::map<ZoneKey, const GearZone*>> by_level;
-  for (const GearZone& z : zones) {
-    if (!z.ssts.empty()) by_level[z.level][{z.device, z.zone}] = &z;
+void GearWindows::Cut(const GearLevels& levels) {
+  // The largest level (the deeper among equals) gives the cuts: it holds
+  // most of the data and changes least from one round to the next.
+  int source = -1;
+  uint64_t most = 0;
+  for (int level = 1; static_cast<size_t>(level) < levels.size(); ++level) {
+    const uint64_t bytes = LevelBytes(levels, level);
+    if (bytes > 0 && bytes >= most) {
+      most = bytes;
+      source = level;
+    }
   }
-  // Window zones that were released: gone, another level's, or rewritten.
-  for (auto& [level, window] : windows_) {
-    const bool had_zones = !window.empty();
-    const auto& now = by_level[level];
-    for (auto it = window.begin(); it != window.end();) {
-      auto z = now.find(it->first);
-      const bool released = z == now.end() || z->second->written_bytes < it->second.written_bytes;
-      if (released) {
-        ++zones_released_;
-        it = window.erase(it);
-      } else {
-        it->second.written_bytes = z->second->written_bytes;
-        ++it;
+  std::vector<std::string> cuts;
+  const uint64_t k = std::max<uint32_t>(1, options_.k);
+  if (source > 0 && levels[source].size() >= k) {
+    const std::vector<GearSst>& ssts = levels[source];
+    uint64_t before = 0;  // bytes of the SSTs before the one looked at
+    uint64_t j = 1;       // the cut looked for: at j/k of the bytes
+    for (const GearSst& s : ssts) {
+      while (j < k && before * k >= most * j) {
+        const std::string& floor = cuts.empty() ? ssts.front().smallest : cuts.back();
+        if (floor < s.smallest) cuts.push_back(s.smallest);
+        ++j;
       }
+      before += s.size;
     }
-    if (had_zones && window.empty()) ++windows_released_;
   }
-  // New windows where a level has none (3.2: zones rotate into the
-  // window, oldest first); whole levels at the top.
-  for (const auto& [level, now] : by_level) {
-    if (now.empty()) continue;
-    auto& window = windows_[level];
-    auto age = [](const GearZone& z) { return *std::min_element(z.ssts.begin(), z.ssts.end()); };
-    if (level < static_cast<int>(options_.whole_window_levels)) {
-      window.clear();
-      for (const auto& [key, z] : now) window[key] = {age(*z), z->written_bytes};
-      continue;
-    }
-    if (!window.empty()) continue;
-    std::vector<const GearZone*> order;
-    for (const auto& [key, z] : now) order.push_back(z);
-    std::sort(order.begin(), order.end(),
-              [&](const GearZone* a, const GearZone* b) { return age(*a) < age(*b); });
-    const size_t k = std::max<uint32_t>(1, options_.k);
-    const size_t take = (order.size() + k - 1) / k;
-    for (size_t i = 0; i < take; ++i) {
-      window[{order[i]->device, order[i]->zone}] = {age(*order[i]), order[i]->written_bytes};
-    }
-    ++windows_formed_;
+  if (!cuts.empty()) ++cuts_taken_;
+  cuts_ = std::move(cuts);
+}
+
+void GearWindows::SetRange() {
+  if (window_ >= slices()) window_ = 0;
+  lo_ = window_ == 0 ? std::string() : cuts_[window_ - 1];
+  hi_ = window_ < cuts_.size() ? std::optional<std::string>(cuts_[window_]) : std::nullopt;
+}
+
+void GearWindows::Update(const GearLevels& levels, const std::vector<GearZone>& zones) {
+  // Zones reset since the last snapshot: gone from it, or written from
+  // their start again.
+  std::map<ZoneKey, uint64_t> now;
+  for (const GearZone& z : zones) {
+    if (!z.ssts.empty()) now[{z.device, z.zone}] = z.written_bytes;
   }
-  window_ssts_.clear();
-  for (const auto& [level, window] : windows_) {
-    const auto& now = by_level[level];
-    for (const auto& [key, member] : window) {
-      auto z = now.find(key);
-      if (z != now.end()) window_ssts_.insert(z->second->ssts.begin(), z->second->ssts.end());
+  for (const auto& [key, written] : zones_) {
+    auto it = now.find(key);
+    if (it == now.end() || it->second < written) ++zones_released_;
+  }
+  zones_ = std::move(now);
+  if (cuts_.empty() && options_.k > 1) {
+    // One window over all keys until the tree is large enough to cut.
+    Cut(levels);
+    if (!cuts_.empty()) {
+      window_ = 0;
+      ++windows_formed_;
     }
+    SetRange();
   }
 }
 
-std::vector<std::pair<uint32_t, uint32_t>> GearWindows::WindowZones(int level) const {
-  std::vector<std::pair<uint64_t, ZoneKey>> aged;
-  auto it = windows_.find(level);
-  if (it != windows_.end()) {
-    for (const auto& [key, member] : it->second) aged.push_back({member.age, key});
+void GearWindows::Rotate(const GearLevels& levels) {
+  ++windows_released_;
+  ++window_;
+  if (window_ >= slices()) {
+    window_ = 0;
+    Cut(levels);  // a new round: the slices follow the data
   }
-  std::sort(aged.begin(), aged.end());
-  std::vector<std::pair<uint32_t, uint32_t>> out;
-  for (const auto& [age, key] : aged) out.push_back(key);
-  return out;
+  SetRange();
+  ++windows_formed_;
 }
+
+bool GearWindows::InWindow(int level, const GearSst& sst) const {
+  if (level < static_cast<int>(options_.whole_window_levels)) return true;
+  return !(sst.largest < lo_) && (!hi_ || sst.smallest < *hi_);
+}
+
+bool GearWindows::Inside(const GearSst& sst) const {
+  return !(sst.smallest < lo_) && (!hi_ || sst.largest < *hi_);
+}
+
+std::optional<std::string> GearWindows::Cursor(int level) const {
+  auto it = cursors_.find({level, window_});
+  if (it == cursors_.end()) return std::nullopt;
+  return it->second;
+}
+
+void GearWindows::Advance(int level, const std::string& key) { cursors_[{level, window_}] = key; }
 
 uint64_t GearLimits::Limit(int level) const {
   if (level <= 0) return 0;
@@ -143,49 +164,84 @@ std::optional<GearStep> ActiveStep(const GearLevels& levels, const GearLimits& l
   return step;
 }
 
-std::optional<GearStep> WindowStep(const GearLevels& levels, const GearWindows& windows,
-                                   const GearLimits& limits) {
+enum class Pick { kStep, kBusy, kEmpty };
+
+// The victim of `level` in the current window: its first SST inside the
+// window after the level's cursor, or from the window's start once the
+// cursor has passed the last (round robin). kEmpty: the level has nothing
+// in the window.
+Pick WindowVictim(const GearLevels& levels, int level, const GearWindows& windows,
+                  const GearOptions& options, GearStep* step) {
+  const int below = level + 1;
+  // Victims lie in the next level's window, so their overlap there does
+  // too: for a level with the whole level as window (L1), that is the
+  // current slice as well.
+  std::vector<const GearSst*> candidates;
+  for (const GearSst& s : levels[level]) {
+    if (windows.InWindow(below, s)) candidates.push_back(&s);  // in key order
+  }
+  if (candidates.empty()) return Pick::kEmpty;
+  std::optional<std::string> cursor = windows.Cursor(level);
+  size_t at = 0;
+  if (cursor) {
+    while (at < candidates.size() && !(*cursor < candidates[at]->smallest)) ++at;
+    if (at == candidates.size()) {  // the sweep went round: start again
+      at = 0;
+      cursor.reset();
+    }
+  }
+  const GearSst& victim = *candidates[at];
+  if (victim.being_compacted) return Pick::kBusy;
+  const Below r = Relation(victim, levels, below, windows);
+  if (r.busy) return Pick::kBusy;
+  *step = GearStep{.input_level = level, .output_level = below, .inputs = {victim.number}};
+  step->cursor = victim.largest;
+  if (options.sweep_gaps && static_cast<size_t>(below) < levels.size()) {
+    // The next level's SSTs inside the window that no victim of this
+    // sweep overlaps: between the cursor and this victim, and after the
+    // last victim of the window.
+    const bool last = at + 1 == candidates.size();
+    for (const GearSst& b : levels[below]) {
+      if (!windows.Inside(b) || b.being_compacted || Overlaps(victim, b)) continue;
+      const bool before = b.largest < victim.smallest && (!cursor || *cursor < b.smallest);
+      const bool after = last && victim.largest < b.smallest;
+      if (before || after) {
+        step->inputs.push_back(b.number);
+        step->gap_bytes += b.size;
+      }
+    }
+  }
+  if (r.overlapping > 0) {
+    step->kind = r.outside_window ? GearStep::Kind::kOutOfWindow : GearStep::Kind::kWindow;
+    step->out_of_window_bytes = r.outside_window_bytes;
+  } else {
+    step->kind = step->gap_bytes > 0 ? GearStep::Kind::kWindow : GearStep::Kind::kDump;
+  }
+  return Pick::kStep;
+}
+
+std::optional<GearStep> WindowStep(const GearLevels& levels, GearWindows& windows,
+                                   const GearLimits& limits, const GearOptions& options) {
   const int last = limits.num_levels - 1;
   for (int level = 1; level < last && static_cast<size_t>(level) < levels.size(); ++level) {
     if (LevelBytes(levels, level) <= limits.Limit(level)) continue;
-    // Window SSTs first; a level whose window holds none of them (not
-    // formed yet) offers all of its SSTs.
-    const bool has_window = std::any_of(levels[level].begin(), levels[level].end(),
-                                        [&](const GearSst& s) { return windows.InWindow(s.number); });
-    std::vector<const GearSst*> candidates;
-    for (const GearSst& s : levels[level]) {
-      if ((windows.InWindow(s.number) || !has_window) && !s.being_compacted) {
-        candidates.push_back(&s);
-      }
+    // A level with nothing left in the window releases it: the next slice
+    // forms the window (3.2's rotation), at most once round.
+    for (uint32_t tries = 0; tries < windows.slices(); ++tries) {
+      GearStep step;
+      const Pick pick = WindowVictim(levels, level, windows, options, &step);
+      if (pick == Pick::kStep) return step;
+      if (pick == Pick::kBusy) break;
+      windows.Rotate(levels);
     }
-    std::optional<GearStep> dump, fallback;
-    for (const GearSst* s : candidates) {  // in key order
-      const Below below = Relation(*s, levels, level + 1, windows);
-      if (below.busy) continue;
-      GearStep step{.input_level = level, .output_level = level + 1, .inputs = {s->number}};
-      if (below.overlapping > 0 && !below.outside_window) {
-        step.kind = GearStep::Kind::kWindow;
-        return step;
-      }
-      if (below.overlapping == 0) {
-        step.kind = GearStep::Kind::kDump;
-        if (!dump) dump = step;
-        continue;
-      }
-      step.kind = GearStep::Kind::kOutOfWindow;
-      step.out_of_window_bytes = below.outside_window_bytes;
-      if (!fallback || step.out_of_window_bytes < fallback->out_of_window_bytes) fallback = step;
-    }
-    if (dump) return dump;
-    if (fallback) return fallback;
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<GearStep> PlanStep(const GearLevels& levels, const GearWindows& windows,
-                                 const GearLimits& limits, const GearOptions& /*options*/) {
+std::optional<GearStep> PlanStep(const GearLevels& levels, GearWindows& windows,
+                                 const GearLimits& limits, const GearOptions& options) {
   // LevelDB's choice between L0 and the levels below (VersionSet::Finalize):
   // the higher score, L0's SSTs over its trigger against the highest of a
   // level's bytes over its limit, L0 first among equals. Taking L0 whenever
@@ -200,10 +256,10 @@ std::optional<GearStep> PlanStep(const GearLevels& levels, const GearWindows& wi
                                             static_cast<double>(std::max<uint64_t>(1, limits.Limit(level))));
   }
   if (level_score > l0_score) {
-    if (auto step = WindowStep(levels, windows, limits)) return step;
+    if (auto step = WindowStep(levels, windows, limits, options)) return step;
   }
   if (auto step = ActiveStep(levels, limits)) return step;
-  return WindowStep(levels, windows, limits);
+  return WindowStep(levels, windows, limits, options);
 }
 
 std::vector<GearStep> PlanCascade(const GearLevels& levels, int level,
@@ -224,7 +280,7 @@ std::vector<GearStep> PlanCascade(const GearLevels& levels, int level,
   GearStep run{.kind = GearStep::Kind::kPassive, .input_level = level, .output_level = below};
   for (const GearSst& s : levels[level]) {  // in key order
     bool goes = false;
-    if (fresh.contains(s.number) && !s.being_compacted) {
+    if (fresh.contains(s.number) && !s.being_compacted && windows.InWindow(below, s)) {
       const Below r = Relation(s, levels, below, windows);
       goes = !r.busy && !r.outside_window;
     }

@@ -30,10 +30,16 @@ inline int GearLevelOfGroup(uint32_t group) {
 }
 
 struct GearOptions {
-  uint32_t k = 4;  // a window is 1/k of a level's zones (3.2, Equation 2)
+  uint32_t k = 4;  // a window is 1/k of a level's key range (3.2, Equation 2)
   // Levels below this have the whole level as their window (the paper:
   // L0 and L1, one zone each in its study).
   uint32_t whole_window_levels = 2;
+  // A window step also takes the next level's SSTs inside the window that
+  // lie between the level's sweep cursor and the victim (and after the
+  // window's last victim), so that a sweep of a window rewrites all of the
+  // next level's part of it and that level's zones die whole
+  // (docs/geardb.md, "What differs"). false: RocksDB's overlap only.
+  bool sweep_gaps = true;
 };
 
 // One data zone holding SSTs of one level.
@@ -43,39 +49,6 @@ struct GearZone {
   int level = 0;
   uint64_t written_bytes = 0;  // falls when the zone was reset and reused
   std::vector<uint64_t> ssts;  // live SSTs with data in it; not empty
-};
-
-// The windows of every level, kept from one snapshot of the zones to the
-// next. Not thread-safe: one driver owns it.
-class GearWindows {
- public:
-  explicit GearWindows(GearOptions options) : options_(options) {}
-
-  // Brings the windows in line with `zones` (every zone holding a live
-  // SST). A window zone gone from the snapshot, moved to another level or
-  // written from the start again was released (its SSTs all died and zfs
-  // reset it); a level whose window has no zone left takes the ceil(n/k)
-  // oldest of its n zones (age: the smallest SST number in the zone).
-  void Update(const std::vector<GearZone>& zones);
-
-  bool InWindow(uint64_t sst) const { return window_ssts_.contains(sst); }
-  // The window's zones of `level`, (device, zone), in age order.
-  std::vector<std::pair<uint32_t, uint32_t>> WindowZones(int level) const;
-  uint64_t zones_released() const { return zones_released_; }
-  uint64_t windows_released() const { return windows_released_; }
-  uint64_t windows_formed() const { return windows_formed_; }
-
- private:
-  struct Member {
-    uint64_t age = 0;            // smallest SST number when it joined
-    uint64_t written_bytes = 0;  // the most seen
-  };
-  using ZoneKey = std::pair<uint32_t, uint32_t>;
-
-  const GearOptions options_;
-  std::map<int, std::map<ZoneKey, Member>> windows_;  // by level
-  std::set<uint64_t> window_ssts_;
-  uint64_t zones_released_ = 0, windows_released_ = 0, windows_formed_ = 0;
 };
 
 // One live SST as the plan sees it.
@@ -89,6 +62,66 @@ struct GearSst {
 // The tree: SSTs per level; L1 and up sorted by key without overlaps (as
 // RocksDB keeps them).
 using GearLevels = std::vector<std::vector<GearSst>>;
+
+// The compaction windows, by key range (3.2). The key space is cut into
+// k slices holding about equal bytes of the largest level; every level
+// from whole_window_levels on has the same slice as its window, so a
+// victim inside one level's window overlaps only the next level's window
+// (3.3's confinement). The window rotates slice by slice (round robin);
+// after the last slice the cuts are taken again from the tree. Each level
+// sweeps its part of a window in key order from a cursor kept per level
+// and slice. Levels above whole_window_levels have the whole level as
+// their window; their victims are still taken inside the current slice
+// when the level below has windows. Not thread-safe: one driver owns it.
+class GearWindows {
+ public:
+  explicit GearWindows(GearOptions options) : options_(options) {}
+
+  // Brings the windows in line with the tree and with `zones` (every zone
+  // holding a live SST): counts the zones reset since the last call, and
+  // cuts the key space into slices if it has no cuts yet and the largest
+  // level holds at least k SSTs (until then one window covers all keys).
+  void Update(const GearLevels& levels, const std::vector<GearZone>& zones);
+  // The window is released (its level had nothing left in it to compact):
+  // the next slice forms the window; after the last one the key space is
+  // cut again from `levels`.
+  void Rotate(const GearLevels& levels);
+
+  // Whether `sst` of `level` lies in (overlaps) its level's window.
+  bool InWindow(int level, const GearSst& sst) const;
+  // Whether `sst` lies wholly inside the current window's key range.
+  bool Inside(const GearSst& sst) const;
+  // The current window's key range: [lo, hi), no hi = to the end.
+  const std::string& lo() const { return lo_; }
+  const std::optional<std::string>& hi() const { return hi_; }
+  uint32_t window() const { return window_; }
+  uint32_t slices() const { return static_cast<uint32_t>(cuts_.size()) + 1; }
+  // The keys where a slice begins (the first one excepted), ascending.
+  const std::vector<std::string>& cuts() const { return cuts_; }
+  // The largest key `level` compacted in the current window this round;
+  // none at its start.
+  std::optional<std::string> Cursor(int level) const;
+  void Advance(int level, const std::string& key);
+
+  uint64_t zones_released() const { return zones_released_; }
+  uint64_t windows_released() const { return windows_released_; }
+  uint64_t windows_formed() const { return windows_formed_; }
+  uint64_t cuts_taken() const { return cuts_taken_; }
+
+ private:
+  using ZoneKey = std::pair<uint32_t, uint32_t>;
+  void Cut(const GearLevels& levels);
+  void SetRange();
+
+  const GearOptions options_;
+  std::vector<std::string> cuts_;
+  uint32_t window_ = 0;
+  std::string lo_;
+  std::optional<std::string> hi_;
+  std::map<std::pair<int, uint32_t>, std::string> cursors_;  // (level, slice)
+  std::map<ZoneKey, uint64_t> zones_;  // SST zones seen, with bytes written
+  uint64_t zones_released_ = 0, windows_released_ = 0, windows_formed_ = 0, cuts_taken_ = 0;
+};
 
 struct GearLimits {
   uint32_t l0_trigger = 4;       // L0 SSTs that start an active compaction
@@ -104,20 +137,28 @@ struct GearStep {
     kWindow,       // a window SST whose overlap below lies in that window
     kDump,         // a window SST with nothing below it
     kOutOfWindow,  // a window SST overlapping SSTs outside the next window
+                   // (one cut at cuts taken before, straddling a slice)
     kPassive,      // new outputs cascading into the next level's window
   };
   Kind kind = Kind::kActive;
   int input_level = 0;
   int output_level = 1;
-  std::vector<uint64_t> inputs;  // SSTs of input_level, contiguous in key order
+  // SSTs of input_level, contiguous in key order; for a window step then
+  // the next level's SSTs of the sweep's gap (GearOptions::sweep_gaps).
+  std::vector<uint64_t> inputs;
   uint64_t out_of_window_bytes = 0;  // of SSTs below it outside the window
+  uint64_t gap_bytes = 0;            // of the gap's SSTs
+  // A window step: the cursor of input_level once it succeeded
+  // (GearWindows::Advance).
+  std::optional<std::string> cursor;
 };
 const char* GearStepName(GearStep::Kind kind);
 
 // The next compaction: an active one when L0 has l0_trigger SSTs, else a
-// window compaction of the lowest level over its limit (victim order in
-// docs/geardb.md), else none.
-std::optional<GearStep> PlanStep(const GearLevels& levels, const GearWindows& windows,
+// window compaction of the lowest level over its limit: its next SST in
+// key order inside the window after its cursor (round robin). A level
+// with nothing left in the window rotates the window (docs/geardb.md).
+std::optional<GearStep> PlanStep(const GearLevels& levels, GearWindows& windows,
                                  const GearLimits& limits, const GearOptions& options);
 
 // Passive compactions after a step wrote `outputs` into `level` (3.3): if

@@ -9,8 +9,6 @@
 namespace zonestack::policy {
 namespace {
 
-using Zones = std::vector<std::pair<uint32_t, uint32_t>>;
-
 GearZone Zone(uint32_t zone, int level, std::vector<uint64_t> ssts, uint64_t written = 100) {
   return GearZone{.device = 0, .zone = zone, .level = level, .written_bytes = written,
                   .ssts = std::move(ssts)};
@@ -21,71 +19,98 @@ GearSst Sst(uint64_t number, const std::string& smallest, const std::string& lar
   return GearSst{.number = number, .size = size, .smallest = smallest, .largest = largest};
 }
 
-TEST(GearWindowsTest, TopLevelsHaveTheWholeLevelAsWindow) {
-  GearWindows w({.k = 4, .whole_window_levels = 2});
-  w.Update({Zone(1, 0, {10}), Zone(2, 1, {3, 4}), Zone(3, 1, {5})});
-  EXPECT_EQ(w.WindowZones(0), (Zones{{0, 1}}));
-  EXPECT_EQ(w.WindowZones(1), (Zones{{0, 2}, {0, 3}}));
-  for (uint64_t sst : {10, 3, 4, 5}) EXPECT_TRUE(w.InWindow(sst)) << sst;
+// Eight L2 SSTs of 10 bytes, "a".."h", one key each; k = 4 cuts them
+// at "c", "e" and "g" (a quarter of the bytes each).
+GearLevels EightSsts(int level = 2) {
+  GearLevels levels(level + 1);
+  for (char c = 'a'; c <= 'h'; ++c) {
+    levels[level].push_back(Sst(100 + (c - 'a'), std::string(1, c), std::string(1, c)));
+  }
+  return levels;
 }
 
-TEST(GearWindowsTest, AWindowIsTheOldestQuarterOfALevelsZones) {
+TEST(GearWindowsTest, UntilTheTreeIsLargeEnoughOneWindowCoversAllKeys) {
   GearWindows w({.k = 4, .whole_window_levels = 2});
-  // Five L2 zones: ceil(5/4) = 2 form the window, the oldest by SST number.
-  w.Update({Zone(7, 2, {50, 51}), Zone(3, 2, {20}), Zone(9, 2, {60}), Zone(4, 2, {30, 12}),
-            Zone(5, 2, {40})});
-  EXPECT_EQ(w.WindowZones(2), (Zones{{0, 4}, {0, 3}}));
-  EXPECT_TRUE(w.InWindow(12));
-  EXPECT_TRUE(w.InWindow(30));
-  EXPECT_TRUE(w.InWindow(20));
-  EXPECT_FALSE(w.InWindow(40));
-  EXPECT_FALSE(w.InWindow(60));
+  GearLevels levels = {{}, {}, {Sst(1, "a", "b"), Sst(2, "c", "d"), Sst(3, "e", "f")}};
+  w.Update(levels, {});
+  EXPECT_EQ(w.slices(), 1u);  // three SSTs in the largest level, fewer than k
+  EXPECT_TRUE(w.InWindow(2, Sst(3, "e", "f")));
+  EXPECT_EQ(w.windows_formed(), 0u);
+  w.Update(EightSsts(), {});
+  EXPECT_EQ(w.cuts(), (std::vector<std::string>{"c", "e", "g"}));
+  EXPECT_EQ(w.window(), 0u);
+  EXPECT_EQ(w.lo(), "");
+  EXPECT_EQ(w.hi(), std::optional<std::string>("c"));
   EXPECT_EQ(w.windows_formed(), 1u);
+  EXPECT_TRUE(w.InWindow(2, Sst(1, "a", "b")));
+  EXPECT_FALSE(w.InWindow(2, Sst(2, "c", "d")));
+  EXPECT_TRUE(w.InWindow(2, Sst(3, "b", "d")));  // overlaps the window
+  EXPECT_FALSE(w.Inside(Sst(3, "b", "d")));      // but straddles its end
+  EXPECT_TRUE(w.InWindow(1, Sst(2, "c", "d")));  // L1: the whole level
+  EXPECT_TRUE(w.InWindow(0, Sst(2, "x", "z")));
 }
 
-TEST(GearWindowsTest, TheWindowStaysUntilItsZonesAreReleasedThenRotates) {
+TEST(GearWindowsTest, TheWindowRotatesSliceBySliceAndIsRecutEachRound) {
+  GearWindows w({.k = 4, .whole_window_levels = 2});
+  GearLevels levels = EightSsts();
+  w.Update(levels, {});
+  const std::vector<std::pair<std::string, std::optional<std::string>>> ranges = {
+      {"c", "e"}, {"e", "g"}, {"g", std::nullopt}};
+  for (const auto& [lo, hi] : ranges) {
+    w.Rotate(levels);
+    EXPECT_EQ(w.lo(), lo);
+    EXPECT_EQ(w.hi(), hi);
+  }
+  EXPECT_FALSE(w.InWindow(2, Sst(1, "a", "f")));
+  EXPECT_TRUE(w.InWindow(2, Sst(1, "a", "g")));
+  // A new round: the cuts follow the tree, now "b".."i" in L3.
+  GearLevels moved(4);
+  for (char c = 'b'; c <= 'i'; ++c) {
+    moved[3].push_back(Sst(200 + (c - 'a'), std::string(1, c), std::string(1, c)));
+  }
+  w.Rotate(moved);
+  EXPECT_EQ(w.window(), 0u);
+  EXPECT_EQ(w.cuts(), (std::vector<std::string>{"d", "f", "h"}));
+  EXPECT_EQ(w.windows_released(), 4u);
+  EXPECT_EQ(w.windows_formed(), 5u);
+  EXPECT_EQ(w.cuts_taken(), 2u);
+}
+
+TEST(GearWindowsTest, CursorsArePerLevelAndWindow) {
+  GearWindows w({.k = 4, .whole_window_levels = 2});
+  GearLevels levels = EightSsts();
+  w.Update(levels, {});
+  EXPECT_FALSE(w.Cursor(2).has_value());
+  w.Advance(2, "b");
+  w.Advance(1, "a");
+  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("b"));
+  w.Rotate(levels);
+  EXPECT_FALSE(w.Cursor(2).has_value());  // its own in the next window
+  for (int i = 0; i < 3; ++i) w.Rotate(levels);
+  EXPECT_EQ(w.window(), 0u);
+  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("b"));  // kept over the round
+  EXPECT_EQ(w.Cursor(1), std::optional<std::string>("a"));
+}
+
+TEST(GearWindowsTest, ZonesResetOrWrittenAgainAreCountedReleased) {
   GearWindows w({.k = 2, .whole_window_levels = 1});
-  w.Update({Zone(1, 1, {1, 2}), Zone(2, 1, {3}), Zone(3, 1, {4}), Zone(4, 1, {5})});
-  ASSERT_EQ(w.WindowZones(1), (Zones{{0, 1}, {0, 2}}));
-  // Zone 1 emptied and was reset; new zones arrived: the window keeps zone 2
-  // alone and does not grow.
-  w.Update({Zone(2, 1, {3}), Zone(3, 1, {4}), Zone(4, 1, {5}), Zone(5, 1, {6}), Zone(6, 1, {7})});
-  EXPECT_EQ(w.WindowZones(1), (Zones{{0, 2}}));
-  EXPECT_EQ(w.zones_released(), 1u);
-  EXPECT_EQ(w.windows_released(), 0u);
-  // Zone 2 released too: the window is released and the next oldest
-  // ceil(4/2) = 2 zones form the new one.
-  w.Update({Zone(3, 1, {4}), Zone(4, 1, {5}), Zone(5, 1, {6}), Zone(6, 1, {7})});
-  EXPECT_EQ(w.WindowZones(1), (Zones{{0, 3}, {0, 4}}));
+  const GearLevels levels = EightSsts();
+  w.Update(levels, {Zone(1, 2, {100, 101}, 500), Zone(2, 2, {102}, 500), Zone(3, 3, {103})});
+  EXPECT_EQ(w.zones_released(), 0u);
+  // Zone 1 was reset (gone), zone 2 reset and written again (less data).
+  w.Update(levels, {Zone(2, 2, {104}, 100), Zone(3, 3, {103})});
   EXPECT_EQ(w.zones_released(), 2u);
-  EXPECT_EQ(w.windows_released(), 1u);
-  EXPECT_EQ(w.windows_formed(), 2u);
+  w.Update(levels, {Zone(2, 2, {104}, 100), Zone(3, 3, {103})});
+  EXPECT_EQ(w.zones_released(), 2u);
 }
 
-TEST(GearWindowsTest, AZoneResetAndReusedLeavesTheWindow) {
-  GearWindows w({.k = 2, .whole_window_levels = 1});
-  w.Update({Zone(1, 1, {1}, 500), Zone(2, 1, {2}, 500)});
-  ASSERT_EQ(w.WindowZones(1), (Zones{{0, 1}}));
-  // Between two snapshots zone 1 was reset and written again (less data
-  // than before): released, though it is in the snapshot.
-  w.Update({Zone(1, 1, {9}, 100), Zone(2, 1, {2}, 500)});
-  EXPECT_EQ(w.zones_released(), 1u);
-  EXPECT_EQ(w.WindowZones(1), (Zones{{0, 2}}));  // the oldest now
-  // A zone taken by another level leaves this level's window too.
-  w.Update({Zone(2, 3, {2}, 500), Zone(1, 1, {9}, 100)});
-  EXPECT_EQ(w.zones_released(), 2u);
-  EXPECT_EQ(w.WindowZones(1), (Zones{{0, 1}}));
-}
-
-TEST(GearWindowsTest, WindowsAreRebuiltTheSameFromASnapshot) {
-  const std::vector<GearZone> zones = {Zone(1, 2, {5}), Zone(2, 2, {8}), Zone(3, 2, {2}),
-                                       Zone(4, 3, {1}), Zone(5, 3, {9})};
+TEST(GearWindowsTest, WindowsAreRebuiltTheSameFromATree) {
   GearWindows a({}), b({});
-  a.Update(zones);
-  b.Update(zones);  // a restart: the same snapshot gives the same windows
-  for (int level : {2, 3}) EXPECT_EQ(a.WindowZones(level), b.WindowZones(level));
-  EXPECT_EQ(a.WindowZones(2), (Zones{{0, 3}}));
-  EXPECT_EQ(a.WindowZones(3), (Zones{{0, 4}}));
+  a.Update(EightSsts(3), {});
+  b.Update(EightSsts(3), {});  // a restart: the same tree gives the same cuts
+  EXPECT_EQ(a.cuts(), b.cuts());
+  EXPECT_EQ(a.lo(), b.lo());
+  EXPECT_EQ(a.hi(), b.hi());
 }
 
 GearLimits Limits() {
@@ -130,105 +155,137 @@ TEST(GearPlanTest, TheLevelFurthestOverItsLimitGoesFirst) {
   EXPECT_EQ(step->kind, GearStep::Kind::kActive);
 }
 
-// L1 over its limit (3 x 40 > 100); L2's window holds SST 20 ("d".."e") only.
+// k = 2: L3 (the largest level) is cut at "m"; window 0 is ["", "m").
+// L1 is over its limit (3 x 40 > 100).
 struct Tree {
   GearLevels levels = {
       {},
-      {Sst(11, "a", "c", 40), Sst(12, "d", "f", 40), Sst(13, "g", "i", 40)},
-      {Sst(21, "a", "b", 500), Sst(20, "d", "e", 500), Sst(22, "g", "h", 500)},
+      {Sst(11, "a", "c", 40), Sst(12, "d", "f", 40), Sst(13, "n", "p", 40)},
+      {Sst(21, "a", "b", 50), Sst(20, "e", "f", 50), Sst(22, "g", "h", 50), Sst(23, "n", "o", 50)},
+      {Sst(31, "a", "b", 3000), Sst(32, "c", "d", 3000), Sst(33, "m", "n", 3000),
+       Sst(34, "p", "q", 3000)},
   };
-  GearWindows windows{{.k = 3, .whole_window_levels = 2}};
-  Tree() {
-    windows.Update({Zone(1, 1, {11, 12, 13}), Zone(2, 2, {20}), Zone(3, 2, {21}),
-                    Zone(4, 2, {22})});
-  }
+  GearWindows windows{{.k = 2, .whole_window_levels = 2}};
+  Tree() { windows.Update(levels, {}); }
 };
 
-TEST(GearPlanTest, AWindowVictimOverlappingOnlyTheNextWindowGoesFirst) {
+TEST(GearPlanTest, VictimsAreSweptInKeyOrderInsideTheWindow) {
   Tree t;
-  ASSERT_TRUE(t.windows.InWindow(20));
-  ASSERT_FALSE(t.windows.InWindow(21));
-  auto step = PlanStep(t.levels, t.windows, Limits(), {});
+  ASSERT_EQ(t.windows.cuts(), (std::vector<std::string>{"m"}));
+  const GearOptions o{.k = 2};
+  auto step = PlanStep(t.levels, t.windows, Limits(), o);
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->kind, GearStep::Kind::kWindow);
   EXPECT_EQ(step->input_level, 1);
   EXPECT_EQ(step->output_level, 2);
-  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{12}));  // over 20, not the smallest key
+  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{11}));  // the first in the window
+  EXPECT_EQ(step->cursor, std::optional<std::string>("c"));
+  t.windows.Advance(1, *step->cursor);
+  // The next after the cursor; the window's last L1 SST also takes L2's
+  // SSTs of the window after it that nothing overlaps (22, not 23,
+  // which lies in the other window).
+  step = PlanStep(t.levels, t.windows, Limits(), o);
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(step->kind, GearStep::Kind::kWindow);
+  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{12, 22}));
+  EXPECT_EQ(step->gap_bytes, 50u);
+  t.windows.Advance(1, *step->cursor);
+  // Past the window's last victim the sweep starts again.
+  step = PlanStep(t.levels, t.windows, Limits(), o);
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{11}));
+  EXPECT_EQ(t.windows.window(), 0u);
 }
 
-TEST(GearPlanTest, AVictimWithNothingBelowIsDumpedBeforeOneOutsideTheWindow) {
+TEST(GearPlanTest, TheGapBetweenTheCursorAndTheVictimGoesWithIt) {
   Tree t;
-  t.levels[1][1] = Sst(12, "c1", "c2", 40);  // now in the gap between 21 and 20
-  t.levels[1].push_back(Sst(14, "j", "k", 40));  // beyond L2's key range
-  auto step = PlanStep(t.levels, t.windows, Limits(), {});
+  t.levels[2][0] = Sst(21, "c1", "c2", 50);  // after 11 ("a".."c"), before 12
+  t.windows.Advance(1, "c");
+  auto step = PlanStep(t.levels, t.windows, Limits(), {.k = 2});
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{12, 21, 22}));
+  // Without sweep_gaps, RocksDB's overlap only.
+  step = PlanStep(t.levels, t.windows, Limits(), {.k = 2, .sweep_gaps = false});
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{12}));
+  EXPECT_EQ(step->gap_bytes, 0u);
+}
+
+TEST(GearPlanTest, ALevelWithNothingInTheWindowRotatesIt) {
+  Tree t;
+  t.levels[1] = {Sst(13, "n", "p", 120)};
+  auto step = PlanStep(t.levels, t.windows, Limits(), {.k = 2});
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(t.windows.window(), 1u);
+  EXPECT_EQ(t.windows.windows_released(), 1u);
+  EXPECT_EQ(step->kind, GearStep::Kind::kWindow);
+  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{13}));  // over 23, in window 1
+}
+
+TEST(GearPlanTest, AVictimWithNothingBelowIsADump) {
+  Tree t;
+  t.levels[1] = {Sst(11, "a", "c", 120)};
+  t.levels[2] = {Sst(23, "n", "o", 50)};
+  auto step = PlanStep(t.levels, t.windows, Limits(), {.k = 2});
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->kind, GearStep::Kind::kDump);
-  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{12}));  // the first in key order
+  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{11}));
 }
 
-TEST(GearPlanTest, WithoutABetterVictimTheOneWithLeastOutOfWindowBytesGoes) {
+TEST(GearPlanTest, AVictimStraddlingTheWindowsEndIsOutOfWindow) {
   Tree t;
-  t.levels[1].erase(t.levels[1].begin() + 1);  // no victim over L2's window
-  t.levels[1].push_back(Sst(14, "l", "m", 40));
-  t.levels[2][2].size = 300;  // 22 ("g".."h") is the smaller one outside
-  t.levels[2].push_back(Sst(23, "l", "m", 600));
-  // The window keeps zone 2 (SST 20), though k = 3 of four zones is two.
-  t.windows.Update({Zone(1, 1, {11, 13, 14}), Zone(2, 2, {20}), Zone(3, 2, {21}),
-                    Zone(4, 2, {22}), Zone(5, 2, {23})});
-  auto step = PlanStep(t.levels, t.windows, Limits(), {});
+  // Cut before the cuts were taken: "k".."o" overlaps window 0 and 23.
+  t.levels[1] = {Sst(14, "k", "o", 120)};
+  auto step = PlanStep(t.levels, t.windows, Limits(), {.k = 2});
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->kind, GearStep::Kind::kOutOfWindow);
-  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{13}));
-  EXPECT_EQ(step->out_of_window_bytes, 300u);
+  // With the window's L2 SSTs before it: no cursor yet, the sweep starts
+  // at the window's start.
+  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{14, 21, 20, 22}));
+  EXPECT_EQ(step->out_of_window_bytes, 50u);
 }
 
-TEST(GearPlanTest, VictimsComeFromTheWindowAndSkipBusySsts) {
+TEST(GearPlanTest, ABusyVictimOrOverlapWaits) {
   Tree t;
-  // L2 over its limit with L3 empty: its window (zone 2, SST 20) gives the
-  // victim, a dump since L3 is empty.
-  t.levels[1] = {};
-  t.levels[2].push_back(Sst(24, "x", "y", 500));
-  t.levels.push_back({});
-  auto step = PlanStep(t.levels, t.windows, Limits(), {});
-  ASSERT_TRUE(step.has_value());
-  EXPECT_EQ(step->input_level, 2);
-  EXPECT_EQ(step->kind, GearStep::Kind::kDump);
-  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{20}));
-  t.levels[2][1].being_compacted = true;
-  step = PlanStep(t.levels, t.windows, Limits(), {});
-  EXPECT_FALSE(step.has_value());  // nothing else in the window; no second step beside a running one
+  t.levels[2][0].being_compacted = true;  // 21, under victim 11
+  EXPECT_FALSE(PlanStep(t.levels, t.windows, Limits(), {.k = 2}).has_value());
+  EXPECT_EQ(t.windows.window(), 0u);  // not rotated
+  t.levels[2][0].being_compacted = false;
+  t.levels[1][0].being_compacted = true;
+  EXPECT_FALSE(PlanStep(t.levels, t.windows, Limits(), {.k = 2}).has_value());
 }
 
-TEST(GearPlanTest, TheCascadeTakesOutputsOverTheNextWindowOrOverNothing) {
+TEST(GearPlanTest, TheCascadeTakesOutputsOverTheNextWindowOrOverNothingInIt) {
   // L1 was just compacted into L2, which is now over its limit; L3 holds
-  // more than a window (10000 / 4) and its window is SST 30 ("m".."p").
+  // more than a window (10000 / 4), cut at "m", "q" and "t"; the window
+  // is the second slice, ["m", "q").
   GearLevels levels = {
       {},
       {},
       {Sst(40, "a", "c", 300), Sst(41, "d", "f", 300), Sst(42, "n", "o", 300),
-       Sst(43, "q", "r", 300), Sst(44, "x", "z", 300)},
-      {Sst(31, "a", "e", 2000), Sst(30, "m", "p", 2000), Sst(32, "q", "s", 2000)},
+       Sst(46, "p5", "p7", 300), Sst(43, "q", "r", 300), Sst(44, "x", "z", 300)},
+      {Sst(31, "a", "e", 2000), Sst(30, "m", "p", 2000), Sst(32, "q", "s", 2000),
+       Sst(33, "t", "u", 2000)},
   };
   GearWindows w({.k = 4, .whole_window_levels = 2});
-  w.Update({Zone(1, 2, {40, 41, 42, 43, 44}), Zone(2, 3, {30}), Zone(3, 3, {31}),
-            Zone(4, 3, {32}), Zone(5, 3, {33})});
-  ASSERT_TRUE(w.InWindow(30));
-  ASSERT_FALSE(w.InWindow(31));
+  w.Update(levels, {});
+  w.Rotate(levels);
+  ASSERT_EQ(w.lo(), "m");
+  ASSERT_EQ(w.hi(), std::optional<std::string>("q"));
   const std::vector<GearStep> steps =
-      PlanCascade(levels, 2, {40, 41, 42, 44}, w, Limits(), {.k = 4});
-  // 42 lies over the window; 44 over nothing; 40 and 41 over 31 (outside)
-  // stay; 43 was not an output. Two runs: 42, then 44 (43 between them).
-  ASSERT_EQ(steps.size(), 2u);
+      PlanCascade(levels, 2, {40, 41, 42, 46, 44}, w, Limits(), {.k = 4});
+  // 42 lies over the window, 46 over nothing in it: they go; 40, 41 and
+  // 44 lie outside the window and stay; 43 was not an output.
+  ASSERT_EQ(steps.size(), 1u);
   EXPECT_EQ(steps[0].kind, GearStep::Kind::kPassive);
   EXPECT_EQ(steps[0].output_level, 3);
-  EXPECT_EQ(steps[0].inputs, (std::vector<uint64_t>{42}));
-  EXPECT_EQ(steps[1].inputs, (std::vector<uint64_t>{44}));
+  EXPECT_EQ(steps[0].inputs, (std::vector<uint64_t>{42, 46}));
 }
 
 TEST(GearPlanTest, TheCascadeStopsUnlessTheLevelIsOverItsLimitAndTheNextHoldsAWindow) {
   GearLevels levels = {{}, {}, {Sst(40, "n", "o", 300)}, {Sst(31, "m", "p", 5000)}};
   GearWindows w({.k = 4, .whole_window_levels = 2});
-  w.Update({Zone(1, 2, {40}), Zone(2, 3, {31})});
+  w.Update(levels, {});  // too small to cut: one window over all keys
   // L2 (300) within its limit (1000).
   EXPECT_TRUE(PlanCascade(levels, 2, {40}, w, Limits(), {.k = 4}).empty());
   levels[2][0].size = 1500;
@@ -276,6 +333,10 @@ TEST(GearDbSchemeTest, OptionsAreChecked) {
   auto s = MakeScheme(*c);
   ASSERT_TRUE(s.ok());
   EXPECT_EQ((*s)->gear()->options.k, 8u);
+  EXPECT_TRUE((*s)->gear()->options.sweep_gaps);
+  c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"sweep_gaps", false}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE((*MakeScheme(*c))->gear()->options.sweep_gaps);
   EXPECT_FALSE(ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"k", 0}}).ok());
   EXPECT_FALSE(ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"window", 4}}).ok());
 }

@@ -27,9 +27,12 @@ const OptionTable<GearDbOptions>& GearTable() {
   static const auto* t =
       &(new OptionTable<GearDbOptions>)
            ->Integer<uint32_t>("k", &GearDbOptions::k, 1, 64,
-                               "a level's compaction window is 1/k of its zones (GearDB 3.2)")
+                               "a level's compaction window is 1/k of its key range (GearDB 3.2)")
            .Integer<uint32_t>("whole_window_levels", &GearDbOptions::whole_window_levels, 0, 16,
                               "levels 0 to this one less 1 have the whole level as their window")
+           .Bool("sweep_gaps", &GearDbOptions::sweep_gaps,
+                 "true: a window step also rewrites the next level's SSTs of the window that "
+                 "no victim overlaps, so its zones die whole; false: RocksDB's overlap only")
            .Bool("gc", &GearDbOptions::gc,
                  "false: no GC ever (GearDB 3.2); true: zfs's greedy GC at 20% free zones, or "
                  "the config's \"gc\" (SplitZNS 5.1.3's Gear baseline)");
@@ -107,8 +110,8 @@ const OptionTable<NoOptions>& NoOptionTable() {
 ZONESTACK_SCHEMES(geardb) {
   registry.Add(SchemeSpecFor<GearDbOptions>(
       "geardb",
-      "GearDB on HM-SMR: zones of one LSM level each, compaction windows of 1/k of a level's "
-      "zones, gear compaction by the glue's driver, no GC unless \"gc\" (GearDB 3.1-3.3; "
+      "GearDB on HM-SMR: zones of one LSM level each, compaction windows of 1/k of the key "
+      "range, gear compaction by the glue's driver, no GC unless \"gc\" (GearDB 3.1-3.3; "
       "gc: SplitZNS 5.1.3's Gear)",
       GearTable(), GearDbOptions{},
       [](const std::string& name, GearDbOptions o, const SchemeEnv& env) {
