@@ -15,7 +15,7 @@ HM-SMR drive (the paper's, real-time timing) under RocksDB 7.8.3 with
 LevelDB 1.19's defaults, sizes divided by K and a 1/D slice of the drive
 and the data (`experiments/geardb/setup.py`). The systems
 (`docs/geardb.md`): **geardb**, the `geardb` scheme (per-level zones,
-windows of 1/k of a level's zones, gear compaction by the glue's driver,
+windows of 1/k of the key range, gear compaction by the glue's driver,
 no GC); **ldb-greedy** and **ldb-cb**, RocksDB's default leveled
 compaction on the `log` layout (SSTs of every level share zones) with
 zfs's GC at the paper's 20% threshold, greedy or cost-benefit victims;
@@ -33,7 +33,7 @@ OPTIONS = [
     Option("records", 0, "records of every load; 0 = 20 M / (K D)", "20,000,000"),
     Option("ops", 0, "operations of each YCSB A-E run phase; 0 = 1 M / (K D)",
            "not stated (its read test: 1 M)"),
-    Option("k", 4, "geardb's window: 1/k of a level's zones", "4"),
+    Option("k", 4, "geardb's window: 1/k of the key range (the paper: of a level's zones)", "4"),
     Option("gc_threshold", 0.2, "the baselines' GC threshold (free zones' share)", "20%"),
     Option("threads", 1, "client threads", "1 (db_bench's default)"),
     Option("bg_jobs", 2, "RocksDB max_background_jobs (one flush, one compaction)",
@@ -59,7 +59,7 @@ DEPARTURES = [
      "440 / D = 55 zones. The emulated disk seeks in real time, so a load's time follows its count of "
      "SSTs and compactions, which K leaves as in the paper (about 53,000 compactions per LevelDB "
      "load); D divides it. The cost: the tree has log10(D) = 0.9 levels fewer than the paper's, and "
-     "each level fewer zones, so a window of 1/k is a zone or two; the zones geardb's levels, the WAL, "
+     "each level fewer zones, so a window of 1/k holds a zone or two; the zones geardb's levels, the WAL, "
      "the MANIFEST and the info LOG hold apart (about 7) weigh more on 35 zones than on 280 "
      "(experiments/geardb/README.md)."),
     ("RocksDB 7.8.3, not LevelDB 1.19.", "All four systems run unmodified RocksDB with LevelDB's "

@@ -105,6 +105,7 @@ GearDriver::GearDriver(std::shared_ptr<zfs::Volume> volume, policy::Scheme::Gear
     : volume_(std::move(volume)),
       options_(setup.options),
       counters_(setup.counters),
+      window_(setup.window),
       windows_(setup.options) {}
 
 GearDriver::~GearDriver() { Stop(); }
@@ -269,6 +270,8 @@ void GearDriver::PublishWindows() {
   counters_->Set("windows_formed", static_cast<int64_t>(windows_.windows_formed()));
   counters_->Set("cuts_taken", static_cast<int64_t>(windows_.cuts_taken()));
   counters_->Set("slices", static_cast<int64_t>(windows_.slices()));
+  counters_->Set("window", static_cast<int64_t>(windows_.window()));
+  if (window_ != nullptr) window_->store(windows_.window(), std::memory_order_relaxed);
   absl::MutexLock l(&cuts_->mu);
   cuts_->cuts = windows_.cuts();
 }

@@ -12,6 +12,7 @@
 // any thread; steps are serialized.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -96,6 +97,7 @@ class GearDriver {
   const std::shared_ptr<zfs::Volume> volume_;
   const policy::GearOptions options_;
   policy::GearCounters* const counters_;
+  std::atomic<uint32_t>* const window_;  // the scheme's, for its placement
   rocksdb::DB* db_ = nullptr;
   policy::GearLimits limits_;
 

@@ -106,12 +106,38 @@ void GearWindows::Update(const GearLevels& levels, const std::vector<GearZone>& 
   }
 }
 
+bool GearWindows::Balanced(const GearLevels& levels) const {
+  // Against the largest level, as Cut: no slice holds over twice its share.
+  int source = -1;
+  uint64_t most = 0;
+  for (int level = 1; static_cast<size_t>(level) < levels.size(); ++level) {
+    const uint64_t bytes = LevelBytes(levels, level);
+    if (bytes > 0 && bytes >= most) {
+      most = bytes;
+      source = level;
+    }
+  }
+  if (source < 0) return true;
+  if (cuts_.size() + 1 < std::max<uint32_t>(1, options_.k)) return false;
+  std::vector<uint64_t> in(slices(), 0);
+  for (const GearSst& s : levels[source]) {
+    const size_t slice = static_cast<size_t>(
+        std::upper_bound(cuts_.begin(), cuts_.end(), s.smallest) - cuts_.begin());
+    in[slice] += s.size;
+  }
+  const uint64_t k = slices();
+  return std::all_of(in.begin(), in.end(), [&](uint64_t b) { return b * k <= 2 * most; });
+}
+
 void GearWindows::Rotate(const GearLevels& levels) {
   ++windows_released_;
   ++window_;
   if (window_ >= slices()) {
     window_ = 0;
-    Cut(levels);  // a new round: the slices follow the data
+    // A new round. The cuts stay while the slices hold about equal bytes:
+    // every new cut leaves SSTs straddling it, which out-of-window steps
+    // and gap rewrites then have to cut again.
+    if (!Balanced(levels)) Cut(levels);
   }
   SetRange();
   ++windows_formed_;
@@ -202,7 +228,9 @@ Pick WindowVictim(const GearLevels& levels, int level, const GearWindows& window
     // last victim of the window.
     const bool last = at + 1 == candidates.size();
     for (const GearSst& b : levels[below]) {
-      if (!windows.Inside(b) || b.being_compacted || Overlaps(victim, b)) continue;
+      // Over the window, straddlers of older cuts too: rewritten, they are
+      // cut at the current ones.
+      if (!windows.InWindow(below, b) || b.being_compacted || Overlaps(victim, b)) continue;
       const bool before = b.largest < victim.smallest && (!cursor || *cursor < b.smallest);
       const bool after = last && victim.largest < b.smallest;
       if (before || after) {
@@ -222,9 +250,21 @@ Pick WindowVictim(const GearLevels& levels, int level, const GearWindows& window
 
 std::optional<GearStep> WindowStep(const GearLevels& levels, GearWindows& windows,
                                    const GearLimits& limits, const GearOptions& options) {
+  // LevelDB's order (VersionSet::Finalize): the level furthest over its
+  // limit first. Taking the lowest level over its limit starved the
+  // levels below while writers kept L1 over its own: a smoke run's L3 grew
+  // to 3.6 times its limit and never reached L4.
   const int last = limits.num_levels - 1;
+  std::vector<std::pair<double, int>> order;  // (-score, level)
   for (int level = 1; level < last && static_cast<size_t>(level) < levels.size(); ++level) {
-    if (LevelBytes(levels, level) <= limits.Limit(level)) continue;
+    const uint64_t bytes = LevelBytes(levels, level);
+    const uint64_t limit = std::max<uint64_t>(1, limits.Limit(level));
+    if (bytes > limit) {
+      order.push_back({-static_cast<double>(bytes) / static_cast<double>(limit), level});
+    }
+  }
+  std::sort(order.begin(), order.end());
+  for (const auto& [unused, level] : order) {
     // A level with nothing left in the window releases it: the next slice
     // forms the window (3.2's rotation), at most once round.
     for (uint32_t tries = 0; tries < windows.slices(); ++tries) {
@@ -267,6 +307,7 @@ std::vector<GearStep> PlanCascade(const GearLevels& levels, int level,
                                   const GearWindows& windows, const GearLimits& limits,
                                   const GearOptions& options) {
   const int below = level + 1;
+  if (!options.cascade) return {};
   if (level < 1 || below >= limits.num_levels || static_cast<size_t>(level) >= levels.size()) {
     return {};
   }

@@ -24,9 +24,19 @@ namespace zonestack::policy {
 inline constexpr uint32_t kGearWalGroup = 0;
 inline constexpr uint32_t kGearOtherGroup = 1;
 inline constexpr uint32_t kGearFirstLevelGroup = 2;
+// With window zones (GearOptions::window_zones) a windowed level has a
+// group per key slice: kGearFirstLevelGroup + level + kGearLevelGroups *
+// slice.
+inline constexpr uint32_t kGearLevelGroups = 64;
+inline uint32_t GearGroup(int level, uint32_t slice) {
+  return kGearFirstLevelGroup + static_cast<uint32_t>(level < 0 ? 0 : level) +
+         kGearLevelGroups * slice;
+}
 // The level whose SSTs a zone of `group` holds; -1 for the other groups.
 inline int GearLevelOfGroup(uint32_t group) {
-  return group < kGearFirstLevelGroup ? -1 : static_cast<int>(group - kGearFirstLevelGroup);
+  return group < kGearFirstLevelGroup
+             ? -1
+             : static_cast<int>((group - kGearFirstLevelGroup) % kGearLevelGroups);
 }
 
 struct GearOptions {
@@ -40,6 +50,14 @@ struct GearOptions {
   // next level's part of it and that level's zones die whole
   // (docs/geardb.md, "What differs"). false: RocksDB's overlap only.
   bool sweep_gaps = true;
+  // Passive compactions (3.3's cascade) after a window or active step.
+  // false: window steps only (docs/geardb.md, "What differs").
+  bool cascade = true;
+  // The zones of a level from whole_window_levels on hold SSTs of one key
+  // slice only (a placement group per level and slice), so that a
+  // window's zones die whole when its sweep passes them. false: one group
+  // per level, whose writing zone takes the runs of every slice.
+  bool window_zones = true;
 };
 
 // One data zone holding SSTs of one level.
@@ -68,7 +86,8 @@ using GearLevels = std::vector<std::vector<GearSst>>;
 // from whole_window_levels on has the same slice as its window, so a
 // victim inside one level's window overlaps only the next level's window
 // (3.3's confinement). The window rotates slice by slice (round robin);
-// after the last slice the cuts are taken again from the tree. Each level
+// after the last slice the cuts are taken again from the tree if the
+// slices no longer hold about equal bytes. Each level
 // sweeps its part of a window in key order from a cursor kept per level
 // and slice. Levels above whole_window_levels have the whole level as
 // their window; their victims are still taken inside the current slice
@@ -84,7 +103,8 @@ class GearWindows {
   void Update(const GearLevels& levels, const std::vector<GearZone>& zones);
   // The window is released (its level had nothing left in it to compact):
   // the next slice forms the window; after the last one the key space is
-  // cut again from `levels`.
+  // cut again from `levels` if a slice of the largest level holds more
+  // than twice its share of the bytes (or there are fewer than k slices).
   void Rotate(const GearLevels& levels);
 
   // Whether `sst` of `level` lies in (overlaps) its level's window.
@@ -111,6 +131,7 @@ class GearWindows {
  private:
   using ZoneKey = std::pair<uint32_t, uint32_t>;
   void Cut(const GearLevels& levels);
+  bool Balanced(const GearLevels& levels) const;
   void SetRange();
 
   const GearOptions options_;
@@ -155,7 +176,7 @@ struct GearStep {
 const char* GearStepName(GearStep::Kind kind);
 
 // The next compaction: an active one when L0 has l0_trigger SSTs, else a
-// window compaction of the lowest level over its limit: its next SST in
+// window compaction of the level furthest over its limit: its next SST in
 // key order inside the window after its cursor (round robin). A level
 // with nothing left in the window rotates the window (docs/geardb.md).
 std::optional<GearStep> PlanStep(const GearLevels& levels, GearWindows& windows,

@@ -4,6 +4,7 @@
 // schemes are found by name and configured: scheme_registry.h.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -60,6 +61,9 @@ class Scheme : public PlacementPolicy {
   struct GearSetup {
     GearOptions options;
     GearCounters* counters = nullptr;
+    // The driver's current window (slice index), which the scheme's
+    // placement reads (GearOptions::window_zones); null: none.
+    std::atomic<uint32_t>* window = nullptr;
   };
   virtual std::optional<GearSetup> gear() { return std::nullopt; }
   // The free-zone fraction below which zfs's background GC runs on this

@@ -33,6 +33,12 @@ const OptionTable<GearDbOptions>& GearTable() {
            .Bool("sweep_gaps", &GearDbOptions::sweep_gaps,
                  "true: a window step also rewrites the next level's SSTs of the window that "
                  "no victim overlaps, so its zones die whole; false: RocksDB's overlap only")
+           .Bool("window_zones", &GearDbOptions::window_zones,
+                 "true: a windowed level's zones hold one window's (key slice's) SSTs each; "
+                 "false: one zone group per level")
+           .Bool("cascade", &GearDbOptions::cascade,
+                 "true: passive compactions carry new outputs on into the next level's window "
+                 "(GearDB 3.3); false: window compactions only")
            .Bool("gc", &GearDbOptions::gc,
                  "false: no GC ever (GearDB 3.2); true: zfs's greedy GC at 20% free zones, or "
                  "the config's \"gc\" (SplitZNS 5.1.3's Gear baseline)");
@@ -62,18 +68,23 @@ class GearDbScheme : public Scheme {
     } else if (f.kind != FileKind::kSst) {
       d.group = kGearOtherGroup;
     } else {
-      d.group = kGearFirstLevelGroup + static_cast<uint32_t>(f.level < 0 ? 0 : f.level);
+      // Outputs into a windowed level are written inside the driver's
+      // current window (docs/geardb.md, "2. Compaction windows").
+      const bool windowed = options_.window_zones &&
+                            f.level >= static_cast<int>(options_.whole_window_levels);
+      d.group = GearGroup(f.level, windowed ? window_.load(std::memory_order_relaxed) : 0);
     }
     return d;
   }
 
-  std::optional<GearSetup> gear() override { return GearSetup{options_, &counters_}; }
+  std::optional<GearSetup> gear() override { return GearSetup{options_, &counters_, &window_}; }
   std::map<std::string, int64_t> counters() const override { return counters_.Snapshot(); }
 
  private:
   const std::string name_;
   const GearDbOptions options_;
   GearCounters counters_;
+  std::atomic<uint32_t> window_{0};
 };
 
 // GearDB's baselines' layout (2.3, Figure 2): the conventional log, where
