@@ -26,29 +26,34 @@ constexpr absl::Duration kPollPeriod = absl::Milliseconds(100);
 
 // Wakes the driver when a flush completes: a step may be due. It is also
 // LevelDB's write stop, which RocksDB drops with automatic compactions
-// off: while L0 holds level0_stop_writes_trigger SSTs, the flush that
-// made them waits here, on RocksDB's flush thread, so the MemTables fill
-// and RocksDB stalls the writers until the driver's active compaction
-// empties L0 (`hold` returns when it may go on).
+// off: while L0 holds level0_stop_writes_trigger SSTs, the writer that
+// sealed a full MemTable waits here (RocksDB calls OnMemTableSealed on the
+// writing thread, without its DB mutex), so writes stop until the
+// driver's active compaction empties L0 (`hold` returns when it may go
+// on). Not on a flush thread: a flush holds its output's file number
+// among RocksDB's pending outputs until it returns, and RocksDB deletes no
+// obsolete SST numbered above it meanwhile, so every SST the driver's
+// steps made obsolete during the stop stayed on the disk.
 class WakeListener : public rocksdb::EventListener {
  public:
-  WakeListener(std::function<void()> wake, std::function<void(rocksdb::DB*)> hold)
+  WakeListener(std::function<void()> wake, std::function<void()> hold)
       : wake_(std::move(wake)), hold_(std::move(hold)) {}
   const char* Name() const override { return "ZoneStackGearWake"; }
   // Empty, so the OPTIONS files RocksDB writes leave it out (as the hint
   // listener's): re-read, the name would make nothing.
   std::string GetId() const override { return ""; }
-  void OnFlushCompleted(rocksdb::DB* db, const rocksdb::FlushJobInfo&) override {
+  void OnFlushCompleted(rocksdb::DB* /*db*/, const rocksdb::FlushJobInfo&) override { wake_(); }
+  void OnMemTableSealed(const rocksdb::MemTableInfo&) override {
     wake_();
-    hold_(db);
+    hold_();
   }
 
  private:
   const std::function<void()> wake_;
-  const std::function<void(rocksdb::DB*)> hold_;
+  const std::function<void()> hold_;
 };
 
-// How often a held flush looks at L0 again.
+// How often a held writer looks at L0 again.
 constexpr absl::Duration kHoldPeriod = absl::Milliseconds(2);
 
 // Cuts a compaction's output where a window's key slice begins, so that an
@@ -118,21 +123,48 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
       s->wake = true;
     }
   };
-  auto hold = [signal](rocksdb::DB* db) {
-    uint64_t stop = static_cast<uint64_t>(std::max(0, db->GetOptions().level0_stop_writes_trigger));
+  auto hold = [signal]() {
     bool counted = false;
-    while (stop > 0) {
-      // A string property: GetIntProperty does not know it.
-      std::string text;
-      uint64_t l0 = 0;
-      if (!db->GetProperty("rocksdb.num-files-at-level0", &text) || !absl::SimpleAtoi(text, &l0) ||
-          l0 < stop) {
+    uint64_t failures = 0;
+    {
+      auto s = signal.lock();
+      if (!s) return;
+      absl::MutexLock l(&s->mu);
+      failures = s->failures;
+    }
+    while (true) {
+      rocksdb::DB* db = nullptr;
+      {
+        auto s = signal.lock();
+        if (!s) return;
+        absl::MutexLock l(&s->mu);
+        // Not before the driver runs, nor once it stops, nor once a step
+        // failed (the disk full): nothing would empty L0, and the writer
+        // must see the error.
+        if (!s->started || s->stop || s->db == nullptr || s->failures != failures) return;
+        db = s->db;
+      }
+      const rocksdb::Options o = db->GetOptions();
+      const uint64_t stop = static_cast<uint64_t>(std::max(0, o.level0_stop_writes_trigger));
+      const uint64_t trigger =
+          static_cast<uint64_t>(std::max(1, o.level0_file_num_compaction_trigger));
+      // String properties: GetIntProperty does not know them. The sealed
+      // MemTables not yet flushed will land in L0 too: hold while they
+      // would take it over the stop trigger, but only while L0 holds
+      // enough for the driver's active compaction (else nothing would
+      // empty it: the sealed MemTables flush only once the writer goes
+      // on).
+      std::string l0_text, imm_text;
+      uint64_t l0 = 0, imm = 0;
+      if (stop == 0 || !db->GetProperty("rocksdb.num-files-at-level0", &l0_text) ||
+          !absl::SimpleAtoi(l0_text, &l0) ||
+          !db->GetProperty("rocksdb.num-immutable-mem-table", &imm_text) ||
+          !absl::SimpleAtoi(imm_text, &imm) || l0 + imm <= stop || l0 < trigger) {
         return;
       }
       auto s = signal.lock();
       if (!s) return;
       absl::MutexLock l(&s->mu);
-      // Not before the driver runs, nor once it stops: nothing would empty L0.
       if (!s->started || s->stop) return;
       if (!counted) ++s->write_stops;
       counted = true;
@@ -158,6 +190,7 @@ void GearDriver::Start(rocksdb::DB* db) {
   {
     absl::MutexLock l(&signal_->mu);
     signal_->started = true;
+    signal_->db = db;
   }
   thread_ = std::thread([this] { Loop(); });
 }
@@ -197,7 +230,10 @@ void GearDriver::Loop() {
     }
     absl::Status s = RunUntilIdle();
     absl::MutexLock l(&sig.mu);
-    if (!s.ok()) sig.last_error = s;
+    if (!s.ok()) {
+      sig.last_error = s;
+      ++sig.failures;
+    }
     // A background error makes the DB read-only: no step can succeed.
     if (!s.ok() && !absl::IsAborted(s)) {
       std::string why;
@@ -233,16 +269,36 @@ GearDriver::Snapshot GearDriver::Take() {
   }
   // Which zone of which level holds which live SST.
   std::map<std::pair<uint32_t, uint32_t>, std::set<uint64_t>> in_zone;
+  // Diagnostics: SST files zfs still holds that RocksDB no longer lists,
+  // and live SSTs in a zone of another level than RocksDB's.
+  int64_t unlisted_bytes = 0, misplaced_bytes = 0;
+  std::map<uint64_t, int> level_of;
+  for (size_t l = 0; l < snap.levels.size(); ++l) {
+    for (const policy::GearSst& sst : snap.levels[l]) level_of[sst.number] = static_cast<int>(l);
+  }
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> group_of;
+  for (const zfs::ZoneReport& z : volume_->Zones()) group_of[{z.device, z.zone.index}] = z.group;
   for (const zfs::FileInfo& f : volume_->Files()) {
     if (f.hint.kind != zfs::FileKind::kSst) continue;
     for (const std::string& name : f.names) {
       const int64_t number = policy::SstNumber(name);
-      if (number < 0 || !live.contains(static_cast<uint64_t>(number))) continue;
+      if (number < 0) continue;
+      if (!live.contains(static_cast<uint64_t>(number))) {
+        for (const zfs::ExtentInfo& x : f.extents) unlisted_bytes += static_cast<int64_t>(x.length);
+        continue;
+      }
       for (const zfs::ExtentInfo& x : f.extents) {
         in_zone[{x.device, x.zone}].insert(static_cast<uint64_t>(number));
+        auto g = group_of.find({x.device, x.zone});
+        if (g != group_of.end() &&
+            policy::GearLevelOfGroup(g->second) != level_of[static_cast<uint64_t>(number)]) {
+          misplaced_bytes += static_cast<int64_t>(x.length);
+        }
       }
     }
   }
+  counters_->Set("unlisted_sst_bytes", unlisted_bytes);
+  counters_->Set("misplaced_sst_bytes", misplaced_bytes);
   std::vector<policy::GearZone> zones;
   for (const zfs::ZoneReport& z : volume_->Zones()) {
     if (z.role != zfs::ZoneRole::kData) continue;

@@ -111,7 +111,9 @@ class GearDriver {
     bool wake ABSL_GUARDED_BY(mu) = false;
     bool stop ABSL_GUARDED_BY(mu) = false;
     bool started ABSL_GUARDED_BY(mu) = false;
-    // Flushes the listener held at L0's stop trigger (LevelDB's write stop).
+    rocksdb::DB* db ABSL_GUARDED_BY(mu) = nullptr;  // from Start
+    uint64_t failures ABSL_GUARDED_BY(mu) = 0;      // wakes whose steps failed
+    // Writers the listener held at L0's stop trigger (LevelDB's write stop).
     uint64_t write_stops ABSL_GUARDED_BY(mu) = 0;
     absl::Status last_error ABSL_GUARDED_BY(mu);
   };

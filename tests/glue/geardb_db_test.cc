@@ -77,6 +77,17 @@ TEST_F(GearDbTest, RandomOverwritesNeverRunGcNorFailForSpaceAndAllReadBackAfterR
     EXPECT_GT(count("steps.window") + count("steps.dump") + count("steps.out_of_window"), 0);
     EXPECT_GT(count("zones_released"), 0);
     EXPECT_EQ(count("failed_steps"), 0);
+    // Key-range windows (docs/geardb.md, section 2): the key space was
+    // cut, the window went round, and the steps stayed in it (an
+    // out-of-window step needs an SST cut at older cuts).
+    EXPECT_GT(count("slices"), 1);
+    EXPECT_GT(count("windows_released"), 0);
+    EXPECT_LE(10 * count("steps.out_of_window"), count("steps.window") + count("steps.dump"));
+    EXPECT_GT(count("gap_steps"), 0);
+    // Settled, RocksDB has deleted every SST it no longer lists, and every
+    // live SST lies in a zone of its level.
+    EXPECT_EQ(count("unlisted_sst_bytes"), 0);
+    EXPECT_EQ(count("misplaced_sst_bytes"), 0);
     for (const auto& [name, value] : counters) std::cout << name << " = " << value << "\n";
 
     // zfs never collected garbage, yet the disk took several times its
@@ -181,8 +192,8 @@ TEST_F(GearDbTest, StepObserverSeesEveryCountedStep) {
 
 // LevelDB's write stop, which RocksDB drops with automatic compactions
 // off: a burst of puts with only the driver's thread compacting never
-// leaves more than level0_stop_writes_trigger SSTs in L0 (the flush that
-// reaches it waits), and every key reads back.
+// leaves more than level0_stop_writes_trigger SSTs in L0 (the writer that
+// seals a MemTable past it waits), and every key reads back.
 TEST_F(GearDbTest, WritesStopAtTheL0StopTrigger) {
   WriteConfig(R"({"name": "geardb", "k": 4})");
   rocksdb::Options o = GearOptions();

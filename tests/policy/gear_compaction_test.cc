@@ -327,6 +327,34 @@ TEST(GearDbSchemeTest, EachLevelHasItsOwnPlacementGroupAndGcIsNotAllowed) {
   EXPECT_EQ((*s)->gear()->options.whole_window_levels, 2u);
 }
 
+// Window zones: a windowed level's SSTs go to the group of the driver's
+// current window (key slice); whole-window levels keep one group.
+TEST(GearDbSchemeTest, AWindowedLevelHasAGroupPerWindow) {
+  auto s = MakeScheme("geardb");
+  ASSERT_TRUE(s.ok()) << s.status();
+  const std::vector<DeviceView> devices = {testing::Ssd(100, 50)};
+  auto setup = (*s)->gear();
+  ASSERT_TRUE(setup.has_value() && setup->window != nullptr);
+  std::set<uint32_t> l2_groups, l1_groups;
+  for (uint32_t window = 0; window < 4; ++window) {
+    setup->window->store(window);
+    const PlacementDecision l2 = (*s)->Place(testing::SstHint(20 + window, 2), devices);
+    EXPECT_EQ(l2.group, GearGroup(2, window));
+    EXPECT_EQ(GearLevelOfGroup(l2.group), 2);
+    l2_groups.insert(l2.group);
+    l1_groups.insert((*s)->Place(testing::SstHint(30 + window, 1), devices).group);
+  }
+  EXPECT_EQ(l2_groups.size(), 4u);
+  EXPECT_EQ(l1_groups, (std::set<uint32_t>{GearGroup(1, 0)}));
+  // "window_zones": false keeps one group per level.
+  auto c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"window_zones", false}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  auto one = MakeScheme(*c);
+  ASSERT_TRUE(one.ok());
+  (*one)->gear()->window->store(3);
+  EXPECT_EQ((*one)->Place(testing::SstHint(40, 2), devices).group, GearGroup(2, 0));
+}
+
 TEST(GearDbSchemeTest, OptionsAreChecked) {
   auto c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"k", 8}});
   ASSERT_TRUE(c.ok()) << c.status();
@@ -334,6 +362,8 @@ TEST(GearDbSchemeTest, OptionsAreChecked) {
   ASSERT_TRUE(s.ok());
   EXPECT_EQ((*s)->gear()->options.k, 8u);
   EXPECT_TRUE((*s)->gear()->options.sweep_gaps);
+  EXPECT_TRUE((*s)->gear()->options.cascade);
+  EXPECT_TRUE((*s)->gear()->options.window_zones);
   c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"sweep_gaps", false}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE((*MakeScheme(*c))->gear()->options.sweep_gaps);
