@@ -63,16 +63,27 @@ TEST(GearWindowsTest, TheWindowRotatesSliceBySliceAndIsRecutEachRound) {
   }
   EXPECT_FALSE(w.InWindow(2, Sst(1, "a", "f")));
   EXPECT_TRUE(w.InWindow(2, Sst(1, "a", "g")));
-  // A new round: the cuts follow the tree, now "b".."i" in L3.
-  GearLevels moved(4);
+  // A new round over a tree whose slices still hold about equal bytes
+  // ("b".."i" in L3: no slice over twice its share): the cuts stay.
+  GearLevels shifted(4);
   for (char c = 'b'; c <= 'i'; ++c) {
-    moved[3].push_back(Sst(200 + (c - 'a'), std::string(1, c), std::string(1, c)));
+    shifted[3].push_back(Sst(200 + (c - 'a'), std::string(1, c), std::string(1, c)));
   }
-  w.Rotate(moved);
+  w.Rotate(shifted);
   EXPECT_EQ(w.window(), 0u);
-  EXPECT_EQ(w.cuts(), (std::vector<std::string>{"d", "f", "h"}));
-  EXPECT_EQ(w.windows_released(), 4u);
-  EXPECT_EQ(w.windows_formed(), 5u);
+  EXPECT_EQ(w.cuts(), (std::vector<std::string>{"c", "e", "g"}));
+  EXPECT_EQ(w.cuts_taken(), 1u);
+  // The data moved to "m".."t", all in the last slice: the next round
+  // cuts again where the bytes are.
+  GearLevels moved(4);
+  for (char c = 'm'; c <= 't'; ++c) {
+    moved[3].push_back(Sst(300 + (c - 'a'), std::string(1, c), std::string(1, c)));
+  }
+  for (int i = 0; i < 4; ++i) w.Rotate(moved);
+  EXPECT_EQ(w.window(), 0u);
+  EXPECT_EQ(w.cuts(), (std::vector<std::string>{"o", "q", "s"}));
+  EXPECT_EQ(w.windows_released(), 8u);
+  EXPECT_EQ(w.windows_formed(), 9u);
   EXPECT_EQ(w.cuts_taken(), 2u);
 }
 
