@@ -1,5 +1,6 @@
 // GearDB (Yao et al., FAST 2019) on HM-SMR: the per-level zone layout of
-// section 3.1 (a zone holds SSTs of one level only), no GC ever, and the
+// section 3.1 (a zone holds SSTs of one level only; with window_zones, of
+// one level and one key slice, the driver's current window), no GC ever, and the
 // options of its compaction windows and gear compaction (3.2-3.3), which
 // the glue's driver carries out (policy/gear_compaction.h,
 // glue/gear_driver.h). docs/geardb.md has the mapping onto RocksDB.
