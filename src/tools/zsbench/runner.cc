@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -428,7 +429,20 @@ absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
   }
   result.background_errors = BackgroundErrors(db) - background_errors_before;
   for (size_t i = 0; i < state.checkpoints.size(); ++i) {
-    if (state.reached[i]) result.checkpoints.push_back(std::move(state.checkpoints[i]));
+    if (!state.reached[i]) continue;
+    Checkpoint& c = state.checkpoints[i];
+    // Two client threads may record neighbouring checkpoints in the
+    // other order (the one finishing operation n reads the counters after
+    // the one finishing n + 1): a checkpoint shows at least what the one
+    // before it showed, so the series never goes back.
+    if (!result.checkpoints.empty()) {
+      const Checkpoint& prev = result.checkpoints.back();
+      c.t = std::max(c.t, prev.t);
+      c.device_write_bytes = std::max(c.device_write_bytes, prev.device_write_bytes);
+      c.gc_bytes = std::max(c.gc_bytes, prev.gc_bytes);
+      c.gc_seconds = std::max(c.gc_seconds, prev.gc_seconds);
+    }
+    result.checkpoints.push_back(std::move(c));
   }
   if (compactions) {
     result.has_compaction_log = true;
