@@ -44,11 +44,9 @@ Below Relation(const GearSst& sst, const GearLevels& levels, int below,
   return r;
 }
 
-}  // namespace
-
-void GearWindows::Cut(const GearLevels& levels) {
-  // The largest level (the deeper among equals) gives the cuts: it holds
-  // most of the data and changes least from one round to the next.
+// The level below L0 holding the most bytes (the deeper among equals), or
+// -1 when all are empty.
+int LargestLevel(const GearLevels& levels) {
   int source = -1;
   uint64_t most = 0;
   for (int level = 1; static_cast<size_t>(level) < levels.size(); ++level) {
@@ -58,6 +56,16 @@ void GearWindows::Cut(const GearLevels& levels) {
       source = level;
     }
   }
+  return source;
+}
+
+}  // namespace
+
+void GearWindows::Cut(const GearLevels& levels) {
+  // The largest level (the deeper among equals) gives the cuts: it holds
+  // most of the data and changes least from one round to the next.
+  const int source = LargestLevel(levels);
+  const uint64_t most = source > 0 ? LevelBytes(levels, source) : 0;
   std::vector<std::string> cuts;
   const uint64_t k = std::max<uint32_t>(1, options_.k);
   if (source > 0 && levels[source].size() >= k) {
@@ -108,16 +116,9 @@ void GearWindows::Update(const GearLevels& levels, const std::vector<GearZone>& 
 
 bool GearWindows::Balanced(const GearLevels& levels) const {
   // Against the largest level, as Cut: no slice holds over twice its share.
-  int source = -1;
-  uint64_t most = 0;
-  for (int level = 1; static_cast<size_t>(level) < levels.size(); ++level) {
-    const uint64_t bytes = LevelBytes(levels, level);
-    if (bytes > 0 && bytes >= most) {
-      most = bytes;
-      source = level;
-    }
-  }
+  const int source = LargestLevel(levels);
   if (source < 0) return true;
+  const uint64_t most = LevelBytes(levels, source);
   if (cuts_.size() + 1 < std::max<uint32_t>(1, options_.k)) return false;
   std::vector<uint64_t> in(slices(), 0);
   for (const GearSst& s : levels[source]) {
