@@ -3,6 +3,7 @@
 // serialized and driven by the mover (mover.cc).
 #include <algorithm>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "zfs/volume_impl.h"
 
@@ -100,6 +101,10 @@ void VolumeImpl::CollectDevice(uint32_t d, bool force, GcStats* stats) {
       absl::MutexLock lock(&mu_);
       members_[d].collecting = zone;
     }
+    absl::Cleanup not_collecting = [&] {
+      absl::MutexLock lock(&mu_);
+      members_[d].collecting = UINT32_MAX;
+    };
     const uint64_t zone_size = members_[d].info.zone_size;
     for (const auto& f : owners) {
       uint64_t moved = 0;
@@ -107,14 +112,10 @@ void VolumeImpl::CollectDevice(uint32_t d, bool force, GcStats* stats) {
           f, [&](const Extent& x) { return x.device == d && x.offset / zone_size == zone; }, d,
           {.purpose = Purpose::kGc, .io_class = IoClass::kGc}, &moved);
       stats->bytes_relocated += moved;
-      if (!s.ok() && s.code() != absl::StatusCode::kAborted) {
-        absl::MutexLock lock(&mu_);
-        members_[d].collecting = UINT32_MAX;
-        return;  // out of room to move into
-      }
+      if (!s.ok() && s.code() != absl::StatusCode::kAborted) return;  // out of room to move into
     }
+    std::move(not_collecting).Invoke();
     absl::MutexLock lock(&mu_);
-    members_[d].collecting = UINT32_MAX;
     if (members_[d].zones[zone].valid == 0) {
       members_[d].maybe_dead.insert(zone);
       ResetDeadZones();

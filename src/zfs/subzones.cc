@@ -6,6 +6,8 @@
 // chip another subzone of the same split zone holds); the host's part of
 // the chip allocation is to fill one split zone before opening the next,
 // so that concurrent writers land on distinct chips.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "zfs/volume_impl.h"
 
@@ -43,6 +45,8 @@ uint32_t VolumeImpl::FreeSubzones(uint32_t device) const {
   // Open split zones' and finished ones' alike: a finished split zone is
   // reopened for its reset subzones (ReopenSplitZone).
   const Member& m = members_[device];
+  // DeviceViews() asks on every allocation: no scan where no zone splits.
+  if (!m.info.supports_subzones) return 0;
   uint32_t n = 0;
   for (const ZoneUse& z : m.zones) {
     if (!z.split() || z.retired) continue;
@@ -51,22 +55,28 @@ uint32_t VolumeImpl::FreeSubzones(uint32_t device) const {
   return n;
 }
 
-uint32_t VolumeImpl::ReopenSplitZone(uint32_t device) {
-  // The greedy allocator over finished split zones: the one with the most
-  // subzones in use among those with a reset subzone.
-  Member& m = members_[device];
+uint32_t VolumeImpl::MostUsedSplitZone(uint32_t device, bool open) const {
+  const Member& m = members_[device];
   uint32_t best = UINT32_MAX, best_used = 0;
   for (uint32_t zone = 0; zone < m.zones.size(); ++zone) {
     const ZoneUse& z = m.zones[zone];
-    if (!z.split() || z.retired || m.split_open.contains(zone) || zone == m.collecting) continue;
+    if (!z.split() || z.retired || zone == m.collecting || m.split_open.contains(zone) != open) {
+      continue;
+    }
+    if (std::none_of(z.subzones.begin(), z.subzones.end(), Writable)) continue;
     const uint32_t used = SubzonesInUse(z);
-    if (used >= z.subzones.size()) continue;
     if (best == UINT32_MAX || used > best_used) {
       best = zone;
       best_used = used;
     }
   }
+  return best;
+}
+
+uint32_t VolumeImpl::ReopenSplitZone(uint32_t device) {
+  const uint32_t best = MostUsedSplitZone(device, /*open=*/false);
   if (best == UINT32_MAX || !RoomForActiveZone(device)) return UINT32_MAX;
+  Member& m = members_[device];
   ZoneUse& z = m.zones[best];
   if (!m.dev->OpenZone(best, z.cell_mode, {IoClass::kOther}).ok()) {
     RetireIfFailed(device, best);
@@ -88,20 +98,7 @@ std::optional<Lease> VolumeImpl::LeaseSubzone(FileMeta& file, uint32_t device, u
   // The greedy subzone allocator (4.3): the open split zone with the most
   // subzones in use, so writers share a split zone and the device's chip
   // allocator gives each a chip of its own.
-  uint32_t best = UINT32_MAX, best_used = 0;
-  for (uint32_t zone : m.split_open) {
-    const ZoneUse& z = m.zones[zone];
-    if (z.retired || zone == m.collecting) continue;
-    const uint32_t used = SubzonesInUse(z);
-    if (used >= z.subzones.size()) continue;
-    bool writable = false;
-    for (const SubzoneUse& s : z.subzones) writable = writable || Writable(s);
-    if (!writable) continue;
-    if (best == UINT32_MAX || used > best_used) {
-      best = zone;
-      best_used = used;
-    }
-  }
+  uint32_t best = MostUsedSplitZone(device, /*open=*/true);
   // Else a finished split zone whose reset subzones take SSTs again: the
   // space a dead SST leaves is reused without GC (4.3), and no empty zone
   // is split while one of those waits.

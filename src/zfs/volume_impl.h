@@ -491,6 +491,10 @@ class VolumeImpl {
   uint32_t FreeSubzones(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Another file than `file` holds a zone or subzone lease (is writing).
   bool OtherWriterLeases(const FileMeta& file) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The greedy subzone allocator (SplitZNS 4.3): among the open (or the
+  // finished) split zones with a subzone a new writer may take, the one
+  // with the most subzones in use; UINT32_MAX if none.
+  uint32_t MostUsedSplitZone(uint32_t device, bool open) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Opens the finished split zone a new subzone writer should take, or
   // UINT32_MAX.
   uint32_t ReopenSplitZone(uint32_t device) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
