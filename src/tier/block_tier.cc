@@ -169,21 +169,28 @@ absl::Status BlockTier::ReleaseCachedLocked(const std::vector<uint64_t>& lblocks
   return absl::OkStatus();
 }
 
-absl::Status BlockTier::Read(uint64_t offset, std::span<uint8_t> dst) {
-  if (offset % block_ != 0 || dst.size() % block_ != 0 || offset > capacity_ ||
-      dst.size() > capacity_ - offset) {
-    return absl::InvalidArgumentError(absl::StrCat("block tier: read of ", dst.size(),
+absl::Status BlockTier::CheckRange(const char* what, uint64_t offset, uint64_t size) const {
+  if (offset % block_ != 0 || size % block_ != 0 || offset > capacity_ ||
+      size > capacity_ - offset) {
+    return absl::InvalidArgumentError(absl::StrCat("block tier: ", what, " of ", size,
                                                    " bytes at ", offset, " is unaligned or "
                                                    "past the capacity ", capacity_));
   }
+  return absl::OkStatus();
+}
+
+absl::Status BlockTier::Read(uint64_t offset, std::span<uint8_t> dst) {
+  if (auto s = CheckRange("read", offset, dst.size()); !s.ok()) return s;
   absl::MutexLock l(&mu_);
   ++stats_.reads;
-  for (uint64_t done = 0; done < dst.size();) {
-    const uint64_t pos = offset + done;
-    const uint64_t n = std::min<uint64_t>(dst.size() - done, extent_ - pos % extent_);
-    placement_.Record(pos / extent_, AccessKind::kRead);
-    if (auto s = ReadExtentLocked(pos, dst.subspan(done, n)); !s.ok()) return s;
-    done += n;
+  if (auto s = ForEachPiece(offset, dst.size(), extent_,
+                            [&](uint64_t pos, uint64_t done, uint64_t n)
+                                ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                              placement_.Record(pos / extent_, AccessKind::kRead);
+                              return ReadExtentLocked(pos, dst.subspan(done, n));
+                            });
+      !s.ok()) {
+    return s;
   }
   EndRequestLocked();
   return absl::OkStatus();
@@ -234,20 +241,18 @@ absl::Status BlockTier::ReadDriveLocked(uint64_t offset, std::span<uint8_t> dst,
 }
 
 absl::Status BlockTier::Write(uint64_t offset, std::span<const uint8_t> src) {
-  if (offset % block_ != 0 || src.size() % block_ != 0 || offset > capacity_ ||
-      src.size() > capacity_ - offset) {
-    return absl::InvalidArgumentError(absl::StrCat("block tier: write of ", src.size(),
-                                                   " bytes at ", offset, " is unaligned or "
-                                                   "past the capacity ", capacity_));
-  }
+  if (auto s = CheckRange("write", offset, src.size()); !s.ok()) return s;
   absl::MutexLock l(&mu_);
   ++stats_.writes;
-  for (uint64_t done = 0; done < src.size();) {
-    const uint64_t pos = offset + done;
-    const uint64_t n = std::min<uint64_t>(src.size() - done, extent_ - pos % extent_);
-    if (auto s = WriteExtentLocked(pos, src.subspan(done, n)); !s.ok()) return s;
-    MarkWritten(pos, n);
-    done += n;
+  if (auto s = ForEachPiece(offset, src.size(), extent_,
+                            [&](uint64_t pos, uint64_t done, uint64_t n)
+                                ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                              auto st = WriteExtentLocked(pos, src.subspan(done, n));
+                              if (st.ok()) MarkWritten(pos, n);
+                              return st;
+                            });
+      !s.ok()) {
+    return s;
   }
   EndRequestLocked();
   return absl::OkStatus();

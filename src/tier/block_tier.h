@@ -135,6 +135,9 @@ class BlockTier {
   absl::Status Validate() const;
 
   // block_tier.cc: the I/O path to the four end points.
+  // InvalidArgument unless [offset, offset + size) is whole blocks inside
+  // the capacity.
+  absl::Status CheckRange(const char* what, uint64_t offset, uint64_t size) const;
   absl::Status ReadExtentLocked(uint64_t offset, std::span<uint8_t> dst)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status WriteExtentLocked(uint64_t offset, std::span<const uint8_t> src)

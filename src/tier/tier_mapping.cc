@@ -44,26 +44,18 @@ bool AllZero(const std::vector<uint8_t>& b, size_t n) {
 
 absl::Status SsdRead(device::ZonedDevice* ssd, uint64_t offset, std::span<uint8_t> dst,
                      const device::IoContext& ctx) {
-  const uint64_t zone = ssd->info().zone_size;
-  for (uint64_t done = 0; done < dst.size();) {
-    const uint64_t pos = offset + done;
-    const uint64_t n = std::min<uint64_t>(dst.size() - done, zone - pos % zone);
-    if (auto s = ssd->Read(pos, dst.subspan(done, n), ctx); !s.ok()) return s;
-    done += n;
-  }
-  return absl::OkStatus();
+  return ForEachPiece(offset, dst.size(), ssd->info().zone_size,
+                      [&](uint64_t pos, uint64_t done, uint64_t n) {
+                        return ssd->Read(pos, dst.subspan(done, n), ctx);
+                      });
 }
 
 absl::Status SsdWrite(device::ZonedDevice* ssd, uint64_t offset, std::span<const uint8_t> src,
                       const device::IoContext& ctx) {
-  const uint64_t zone = ssd->info().zone_size;
-  for (uint64_t done = 0; done < src.size();) {
-    const uint64_t pos = offset + done;
-    const uint64_t n = std::min<uint64_t>(src.size() - done, zone - pos % zone);
-    if (auto s = ssd->Write(pos, src.subspan(done, n), ctx); !s.ok()) return s;
-    done += n;
-  }
-  return absl::OkStatus();
+  return ForEachPiece(offset, src.size(), ssd->info().zone_size,
+                      [&](uint64_t pos, uint64_t done, uint64_t n) {
+                        return ssd->Write(pos, src.subspan(done, n), ctx);
+                      });
 }
 
 uint64_t MappingGeometry::CheckpointBlocks() const {

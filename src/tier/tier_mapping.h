@@ -4,6 +4,7 @@
 // checksummed records after a checksummed checkpoint; Open recovers it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -17,6 +18,20 @@ namespace zonestack::tier {
 
 inline constexpr uint32_t kNoSlot = UINT32_MAX;
 inline constexpr uint64_t kNone = UINT64_MAX;
+
+// Calls piece(pos, done, n) for each piece of [offset, offset + size) that
+// stays inside one `unit` (a zone, an extent), in order; stops at the
+// first error.
+template <typename Piece>
+absl::Status ForEachPiece(uint64_t offset, uint64_t size, uint64_t unit, Piece&& piece) {
+  for (uint64_t done = 0; done < size;) {
+    const uint64_t pos = offset + done;
+    const uint64_t n = std::min<uint64_t>(size - done, unit - pos % unit);
+    if (auto s = piece(pos, done, n); !s.ok()) return s;
+    done += n;
+  }
+  return absl::OkStatus();
+}
 
 // The shape the mapping was formatted with; Open refuses another one
 // (a tier opened with other sizes would read slots and blocks wrongly).
