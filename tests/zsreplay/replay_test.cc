@@ -84,6 +84,26 @@ TEST(ZsreplayTest, ReplayOfASmallTraceHasTheKnownAnswer) {
   EXPECT_EQ(j["tier"]["cache_read_hits"], 1);
   EXPECT_EQ(j["drive_nsw_writes"], 0);
   EXPECT_EQ(j["tier"]["promotions"], 0);
+  // No zone is in the SSD tier: the drive's zones serve every request.
+  EXPECT_EQ(j["drive_reads"], 2);
+  EXPECT_EQ(j["drive_writes"], 4);
+}
+
+TEST(ZsreplayTest, ReplaySchemesRunsEachSchemeAndKeepsFailures) {
+  std::istringstream in(SmallTrace());
+  auto trace = ParseTrace(in, TraceFormat::kMsr);
+  ASSERT_TRUE(trace.ok());
+  int failed = -1;
+  const nlohmann::json j =
+      ReplaySchemes(*trace, SmallConfig("none"), {"HA-256-CFC", "no-such", "HA-256-LRU"}, &failed);
+  EXPECT_EQ(failed, 1);
+  ASSERT_EQ(j["schemes"].size(), 3u);
+  EXPECT_EQ(j["schemes"][0]["scheme"], "HA-256-CFC");
+  EXPECT_EQ(j["schemes"][0]["tier"]["padded_writes"], 1);
+  EXPECT_TRUE(j["schemes"][1].contains("error"));
+  // The LRU baseline caches every write to a drive zone and pads none.
+  EXPECT_EQ(j["schemes"][2]["requests"], 6);
+  EXPECT_EQ(j["schemes"][2]["tier"]["padded_writes"], 0);
 }
 
 TEST(ZsreplayTest, HonoredTimestampsSetTheSimulatedTime) {

@@ -1,7 +1,11 @@
 // Trace replay: one request at a time (the paper's replay issues a trace's
-// requests in order), each timed from its arrival to its completion, so a
-// request that arrives while the tier is still busy (a migration, the
-// drive cleaning its media cache) counts the wait.
+// requests in order), each timed from its arrival to its completion. A
+// request that arrives while the drive is still cleaning its media cache
+// counts the wait. The tier's placement periods (promotion, demotion) run
+// between requests, driven from here: the paper migrates in background
+// threads, so a migration is not part of the response of the request that
+// happened to end a period; requests after it start once the devices are
+// free (docs/zonetier.md, "Departures").
 #include "tools/zsreplay/replay.h"
 
 #include <algorithm>
@@ -47,9 +51,7 @@ std::pair<uint64_t, uint64_t> RecoveryTime(const std::vector<Completed>& done, u
 
 absl::StatusOr<nlohmann::json> Replay(const std::vector<TraceRequest>& trace,
                                       const ReplayConfig& config) {
-  tier::TierOptions base;
-  base.period_requests = config.period_requests;
-  auto options = tier::TierScheme(config.scheme, base);
+  auto options = tier::TierScheme(config.scheme, tier::TierOptions{});
   if (!options.ok()) return options.status();
   std::string drive_uri = config.drive_uri;
   if (options->device_managed_drive && drive_uri.find("smr=") == std::string::npos) {
@@ -74,10 +76,14 @@ absl::StatusOr<nlohmann::json> Replay(const std::vector<TraceRequest>& trace,
   options->ssd_tier_bytes =
       config.ssd_tier_bytes ? config.ssd_tier_bytes : capacity / 10 / zone * zone;
   options->cache_bytes = config.cache_bytes ? config.cache_bytes : capacity / 100 / 4096 * 4096;
+  options->period_requests = 0;  // RunPeriod below, between requests
   auto tier = tier::BlockTier::Open(ssd->get(), drive->get(), *options, clock.get());
   if (!tier.ok()) return tier.status();
 
   bench::Histogram all, reads, writes;
+  // Requests that touched no SSD tier slot: served by the HA-SMR drive's
+  // zones, through the cache or not (the paper's Fig. 13).
+  bench::Histogram drive_reads, drive_writes;
   std::vector<Completed> done;
   done.reserve(trace.size());
   std::vector<uint8_t> buf;
@@ -99,6 +105,7 @@ absl::StatusOr<nlohmann::json> Replay(const std::vector<TraceRequest>& trace,
       }
     }
     const uint64_t cleanings = (*drive)->Stats().media_cache_cleanings;
+    const tier::TierStats before = (*tier)->Stats();
     buf.assign(len, static_cast<uint8_t>(requests + 1));
     const absl::Status s = r.write ? (*tier)->Write(off, buf) : (*tier)->Read(off, buf);
     if (!s.ok()) {
@@ -110,8 +117,19 @@ absl::StatusOr<nlohmann::json> Replay(const std::vector<TraceRequest>& trace,
     const uint64_t ns = end - arrival;
     all.Record(ns);
     (r.write ? writes : reads).Record(ns);
+    const tier::TierStats after = (*tier)->Stats();
+    if (after.ssd_tier_reads == before.ssd_tier_reads &&
+        after.ssd_tier_writes == before.ssd_tier_writes) {
+      (r.write ? drive_writes : drive_reads).Record(ns);
+    }
     done.push_back({arrival, end, (*drive)->Stats().media_cache_cleanings > cleanings});
     ++requests;
+    if (config.period_requests != 0 && requests % config.period_requests == 0) {
+      if (auto s = (*tier)->RunPeriod(); !s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("placement period after request ", requests,
+                                                   ": ", s.message()));
+      }
+    }
   }
   if (auto s = (*tier)->Flush(); !s.ok()) return s;
   const tier::TierStats ts = (*tier)->Stats();
@@ -136,11 +154,15 @@ absl::StatusOr<nlohmann::json> Replay(const std::vector<TraceRequest>& trace,
   j["requests"] = requests;
   j["reads"] = reads.count();
   j["writes"] = writes.count();
+  j["drive_reads"] = drive_reads.count();
+  j["drive_writes"] = drive_writes.count();
   j["simulated_ms"] = static_cast<double>(sim_ns) / 1e6;
   j["avg_response_us"] = {
       {"all", Us(all.mean())},
       {"reads", Us(reads.mean())},
       {"writes", Us(writes.mean())},
+      {"drive_reads", Us(drive_reads.mean())},
+      {"drive_writes", Us(drive_writes.mean())},
       {"demotion_writes", ts.demotion_writes ? Us(static_cast<double>(ts.demotion_write_ns) /
                                                   static_cast<double>(ts.demotion_writes))
                                              : 0.0}};
@@ -178,6 +200,25 @@ absl::StatusOr<nlohmann::json> Replay(const std::vector<TraceRequest>& trace,
                {"periods", ts.periods},
                {"caf", ts.caf}};
   return j;
+}
+
+nlohmann::json ReplaySchemes(const std::vector<TraceRequest>& trace, const ReplayConfig& config,
+                             const std::vector<std::string>& schemes, int* failed) {
+  nlohmann::json out;
+  out["schemes"] = nlohmann::json::array();
+  *failed = 0;
+  for (const std::string& scheme : schemes) {
+    ReplayConfig c = config;
+    c.scheme = scheme;
+    auto r = Replay(trace, c);
+    if (r.ok()) {
+      out["schemes"].push_back(*r);
+    } else {
+      ++*failed;
+      out["schemes"].push_back({{"scheme", scheme}, {"error", r.status().ToString()}});
+    }
+  }
+  return out;
 }
 
 }  // namespace zonestack::zsreplay

@@ -36,4 +36,11 @@ struct ReplayConfig {
 absl::StatusOr<nlohmann::json> Replay(const std::vector<TraceRequest>& trace,
                                       const ReplayConfig& config);
 
+// The same trace replayed on each scheme in turn, each on fresh devices
+// (config.scheme is ignored): {"schemes": [Replay's result, ...]}. A scheme
+// that fails is kept as {"scheme": NAME, "error": MESSAGE} and the others
+// still run; `failed` counts them.
+nlohmann::json ReplaySchemes(const std::vector<TraceRequest>& trace, const ReplayConfig& config,
+                             const std::vector<std::string>& schemes, int* failed);
+
 }  // namespace zonestack::zsreplay
