@@ -14,7 +14,7 @@ case "${2:-}" in
   *)
     bash scripts/deps.sh
     cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-    ninja -C build zsbench zsctl >/dev/null
+    ninja -C build zsbench zsctl zsreplay >/dev/null
     if ! "$py" -c "import matplotlib" 2>/dev/null; then
       sudo=""; [ "$(id -u)" -ne 0 ] && sudo="sudo"
       echo "installing python3-matplotlib (for figures)"

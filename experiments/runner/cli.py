@@ -39,7 +39,9 @@ def arg_parser(paper):
     ap.add_argument("--fresh", action="store_true", help="discard this experiment's runs first")
     ap.add_argument("--ignore-busy", action="store_true",
                     help="run beside a build or benchmark (stamped in every result)")
-    ap.add_argument("--zsbench", default=os.path.join(ROOT, "build", "src", "tools", "zsbench"))
+    tool = getattr(paper, "TOOL", "zsbench")
+    ap.add_argument("--zsbench", default=os.path.join(ROOT, "build", "src", "tools", tool),
+                    help=f"the benchmark the module runs (default build/src/tools/{tool})")
     ap.add_argument("--zsctl", default=None, help="default: zsctl beside zsbench")
     ap.add_argument("--results", default=os.path.join(EXPERIMENTS_DIR, "results"),
                     help="root of raw results, stamps, logs and figures (not committed)")

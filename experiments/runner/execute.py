@@ -169,6 +169,11 @@ class Runner:
         return self.measure(comp, r, stem)
 
     def command(self, comp, r, stem):
+        # A module whose tool is not zsbench (its TOOL) builds the command
+        # line itself: (argv, what it ran on, for the stamp).
+        own = getattr(self.paper, "command", None)
+        if own:
+            return own(self.settings, comp, r, stem + ".json", self.zsbench)
         cfg_dir = os.path.join(self.dir, "configs", comp.key)
         os.makedirs(cfg_dir, exist_ok=True)
         cmd = [self.zsbench, "--quiet", "--seed", str(r), "--json", stem + ".json",
@@ -212,7 +217,8 @@ class Runner:
             result = read_json(stem + ".json")
         except (OSError, ValueError):
             result = None
-        why = problems(result, proc.returncode, [n for n, _ in comp.schemes], workload)
+        check = getattr(self.paper, "problems", problems)
+        why = check(result, proc.returncode, [n for n, _ in comp.schemes], workload)
         if why:
             # Kept for inspection under another name; the repeat runs again
             # on resume.

@@ -13,7 +13,7 @@ LOCK_PATH = os.environ.get("ZONESTACK_EXPERIMENTS_LOCK", "/tmp/zonestack-experim
 # other benchmarks (zsctl only while it runs devbench).
 # ZONESTACK_BUSY_NAMES replaces both lists (the unit tests watch for a
 # process of their own only, whatever else runs on the machine).
-BUSY_NAMES = tuple(os.environ.get("ZONESTACK_BUSY_NAMES", "cc1plus,ninja,make,zsbench").split(","))
+BUSY_NAMES = tuple(os.environ.get("ZONESTACK_BUSY_NAMES", "cc1plus,ninja,make,zsbench,zsreplay").split(","))
 BUSY_WITH_ARG = {} if "ZONESTACK_BUSY_NAMES" in os.environ else {"zsctl": "devbench"}
 
 EXIT_LOCKED = 3

@@ -27,7 +27,7 @@ def settings_table(paper, settings):
     return "\n".join(lines) + "\n"
 
 
-def stamp_lines(summary):
+def stamp_lines(summary, tool="zsbench"):
     st = summary["stamps"]
     common, runs = st["common"], st["runs"]
     if not common and not runs:
@@ -48,7 +48,7 @@ def stamp_lines(summary):
            f"- commit {field('git.commit')}, dirty tree: {field('git.dirty')}"
            + (f" (runner from commit {field('runner_git.commit')})"
               if "runner_git.commit" in common or any("runner_git.commit" in r for r in runs) else ""),
-           f"- build type {field('tools.build_type')}, zsbench sha256 {field('tools.zsbench_sha256')[:16]}, "
+           f"- build type {field('tools.build_type')}, {tool} sha256 {field('tools.zsbench_sha256')[:16]}, "
            f"stale build: {field('tools.stale_build')}",
            f"- RocksDB package {field('rocksdb.package')}, header {field('rocksdb.header')}",
            f"- machine: {field('machine.cpu')}, {field('machine.cores')} cores, "
@@ -129,7 +129,7 @@ def experiment_section(paper, exp, summary, docs_dir, fig_dir, current):
     if differ:
         out += ["Measured under settings other than the ones above: "
                 + ", ".join(f"`{k}` = {v}" for k, v in sorted(differ.items())) + ".", ""]
-    out += ["Stamps:", "", stamp_lines(summary)]
+    out += ["Stamps:", "", stamp_lines(summary, getattr(paper, "TOOL", "zsbench"))]
     tables = exp.tables(summary)
     for t in tables:
         out.append(t.markdown())
@@ -151,15 +151,20 @@ def shown(path):
     return path if rel.startswith("..") else rel
 
 
+COUNTS = ("A run counts only if zsbench exited 0, every scheme ran every phase and every load "
+          "inserted every record.")
+
+
 def generate(paper, settings, docs_dir, fig_dir, out_path):
+    tool = getattr(paper, "TOOL", "zsbench")
     parts = [HEADER.format(paper=paper.NAME), "", f"# {paper.TITLE}: results", "", paper.ABOUT.strip(), "",
              "## How to read the tables", "",
-             f"Every comparison runs {settings['repeats']} times (repeat r with zsbench `--seed r`); "
-             "every ratio is taken within one zsbench run (same process, same machine state) and "
+             f"Every comparison runs {settings['repeats']} times (repeat r with {tool} `--seed r`); "
+             f"every ratio is taken within one {tool} run (same process, same machine state) and "
              "reported as the median with the lowest and highest in brackets. A ratio whose range "
              f"includes 1.0 is marked *tie*. The noise budget is {stats.NOISE_BUDGET:.0%}: a spread "
-             f"(max - min) / median above it is marked {stats.DAGGER}. A run counts only if zsbench "
-             "exited 0, every scheme ran every phase and every load inserted every record. The "
+             f"(max - min) / median above it is marked {stats.DAGGER}. "
+             + getattr(paper, "COUNTS", COUNTS) + " The "
              "paper's numbers stand beside ours; they were measured at full scale on real drives.", "",
              "## Settings", "", settings_table(paper, settings),
              "## Departures from the paper", ""]
