@@ -14,7 +14,9 @@ def scheme_compact(j):
     utilization efficiency. clean: [cleaning runs, zones cleaned, head ms
     cleaning]. prt: [performance recovery ms, episodes]. moves: [promotions,
     demotions, evictions]. nsw: NSWs the drive took. ms: simulated time of
-    the replay. n: requests; nd: [drive-served reads, drive-served writes]."""
+    the replay; behind: it over the trace's span (above 1: the replay fell
+    behind the trace, and requests that started late do not count the
+    wait). n: requests; nd: [drive-served reads, drive-served writes]."""
     a = j["avg_response_us"]
     t = j["tier"]
     return {"avg": {k: _r(a[k]) for k in ("all", "reads", "writes", "drive_reads", "drive_writes",
@@ -27,6 +29,7 @@ def scheme_compact(j):
             "prt": [_r(j["performance_recovery_ms"]), j["performance_recovery_episodes"]],
             "moves": [t["promotions"], t["demotions"], t["evictions"]],
             "nsw": j["drive_nsw_writes"], "ms": _r(j["simulated_ms"]),
+            "behind": _r(j["simulated_ms"] / j["trace_ms"]) if j.get("trace_ms") else None,
             "n": j["requests"], "nd": [j["drive_reads"], j["drive_writes"]]}
 
 

@@ -99,6 +99,9 @@ def cleaning_tables(sm):
         per_scheme(sm, "Performance recovery time, s (summed over episodes)",
                    lambda s: s["prt"][0] / 1000.0, 1),
         per_scheme(sm, "NSWs the drive took", lambda s: s["nsw"], 0),
+        per_scheme(sm, "Replay time over the trace's span (above 1: the replay fell behind the "
+                   "trace; the late start of its requests is not in their response times)",
+                   lambda s: s.get("behind"), 2),
         per_scheme(sm, "Promotions", lambda s: s["moves"][0], 0),
         per_scheme(sm, "Demotions", lambda s: s["moves"][1], 0),
     ]
