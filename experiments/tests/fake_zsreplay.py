@@ -15,12 +15,12 @@ for s in schemes:
     avg = (50.0 if s == "HA-256-CFC" else 100.0) * seed
     out["schemes"].append({
         "scheme": s, "requests": 10, "drive_reads": 1, "drive_writes": 1,
-        "avg_response_us": {"all": avg, "reads": avg, "writes": avg, "drive_reads": avg,
+        "avg_response_us": {"all": avg, "all_with_periods": avg, "reads": avg, "writes": avg, "drive_reads": avg,
                             "drive_writes": avg, "demotion_writes": 0.0},
         "write_p99_us": avg, "write_p999_us": avg, "demotion_write_max_us": 0.0,
         "ssd_tier_utilization": 0.5, "media_cache_cleanings": 0, "media_cache_cleaned_zones": 0,
         "media_cache_cleaning_ms": 0.0, "performance_recovery_ms": 0.0,
         "performance_recovery_episodes": 0, "drive_nsw_writes": 0, "simulated_ms": 1.0,
-        "trace_ms": 1.0, "tier": {"promotions": 0, "demotions": 0, "evictions": 0}})
+        "trace_ms": 1.0, "period_ms": 0.0, "tier": {"promotions": 0, "demotions": 0, "evictions": 0}})
 with open(get("--json"), "w") as f:
     json.dump(out, f)

@@ -20,13 +20,13 @@ def result(scheme, avg_all, p999=1000.0, util=0.5, requests=100, error=None):
     if error:
         return {"scheme": scheme, "error": error}
     return {"scheme": scheme, "requests": requests, "drive_reads": 10, "drive_writes": 20,
-            "avg_response_us": {"all": avg_all, "reads": 1.0, "writes": 1.0, "drive_reads": 2.0,
+            "avg_response_us": {"all": avg_all, "all_with_periods": avg_all * 2, "reads": 1.0, "writes": 1.0, "drive_reads": 2.0,
                                 "drive_writes": 4.0, "demotion_writes": 3.0},
             "write_p99_us": 500.0, "write_p999_us": p999, "demotion_write_max_us": 7.0,
             "ssd_tier_utilization": util, "media_cache_cleanings": 1,
             "media_cache_cleaned_zones": 2, "media_cache_cleaning_ms": 3.0,
             "performance_recovery_ms": 4.0, "performance_recovery_episodes": 1,
-            "drive_nsw_writes": 5, "simulated_ms": 200.0, "trace_ms": 100.0,
+            "drive_nsw_writes": 5, "simulated_ms": 200.0, "trace_ms": 100.0, "period_ms": 9.0,
             "tier": {"promotions": 1, "demotions": 2, "evictions": 3}}
 
 
