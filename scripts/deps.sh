@@ -9,6 +9,7 @@ packages=(
   rocksdb-tools
   python3
   dpkg-dev libgflags-dev  # db_stress from Debian's source (tests/stress/)
+  nbdkit nbdkit-plugin-dev  # the block tier's NBD export (src/tools/zstier_nbd/)
 )
 
 missing=()

@@ -12,6 +12,7 @@
 #include <nbdkit-plugin.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <memory>
 #include <span>
 #include <string>
@@ -80,10 +81,23 @@ void* Open(int /*readonly*/) {
     Fail(s);
     return nullptr;
   }
+  const zt::RecoveryInfo& r = tier_export->tier()->recovery();
+  std::fprintf(stderr,
+               "zstier: connection opened: %s mapping, checkpoint generation %lu + %lu log "
+               "records\n",
+               r.formatted ? "a new" : "recovered", r.generation, r.log_records);
   return &handle_token;
 }
 
 void Close(void* /*handle*/) {
+  // One line per connection in nbdkit's log: what the tier did with it.
+  const zt::TierStats st = tier_export->tier()->Stats();
+  std::fprintf(stderr,
+               "zstier: connection closed: reads=%lu writes=%lu ssd_tier_writes=%lu "
+               "sequential_writes=%lu drive_nsws=%lu cache_admissions=%lu evictions=%lu "
+               "promotions=%lu demotions=%lu periods=%lu\n",
+               st.reads, st.writes, st.ssd_tier_writes, st.sequential_writes, st.drive_nsws,
+               st.cache_admissions, st.evictions, st.promotions, st.demotions, st.periods);
   // nbdkit cannot tell the departed client; the log can, and the next
   // connection recovers whatever the last successful flush made durable.
   if (auto s = tier_export->Disconnect(); !s.ok()) Fail(s);
