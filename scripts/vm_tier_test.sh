@@ -5,12 +5,16 @@
 # qemu's NBD client as a virtio disk of 4 KiB blocks, and
 #   boot 1 (scripts/vm/tier_guest.sh write): mkfs.ext4, a file workload
 #          with checksums, sync, umount, fsck, mount again, verify;
-#   the client leaves: the tier flushes and closes;
+#   the client leaves: the tier flushes and closes, and the plugin cuts
+#          both devices' power (power_cut_on_close), dropping whatever
+#          was not durable;
 #   boot 2 (verify): a new connection reopens the tier, which recovers its
-#          mapping from the SSD; fsck, mount, verify every checksum.
+#          mapping from the SSD; fsck, mount, verify every checksum;
+#          overwrite more, remount, verify.
 # Then nbdkit is stopped. The devices live in nbdkit's memory: the
 # emulator keeps the drive's media cache in memory only and refuses a
-# file-backed drive, so the store cannot outlive the nbdkit process.
+# file-backed drive, so the store cannot outlive the nbdkit process; the
+# power cut between the boots stands in for a restart.
 #
 # Usage: scripts/vm_tier_test.sh   (long under TCG; not part of ctest)
 # Env:   VM_DIR (default build/vm-tier), VM_TIMEOUT seconds per boot
@@ -46,8 +50,11 @@ rm -f "$sock"
 # 250 MiB of drive: 2000 zones of 128 KiB (scale 1/2048), a 12.5 MB media
 # cache; a 64 MiB SSD of conventional zones; the tier takes 10% of the
 # drive for slots and 1% for the CF-Cache. Instant devices: this checks
-# the data, not the timing.
+# the data, not the timing. A 4 MiB SSD tier (32 slots) and a placement
+# period of 20 requests, so the few hundred (large) requests of the
+# workload promote, demote and evict.
 nbdkit -f -U "$sock" "$plugin" scheme="${TIER_SCHEME:-HA-256-CFC}" \
+  ssd_tier_bytes=$((4 << 20)) period=20 power_cut_on_close=yes \
   "drive=emu:st8000as0022?zones=2000&scale=1/2048&timing=none" \
   "ssd=emu:zn540?zones=64&conv=64&scale=1/2048&timing=none" \
   > "$vm_dir/nbdkit.log" 2>&1 &

@@ -81,6 +81,23 @@ TEST(TierExportTest, UnalignedRequestsKeepTheBytesAroundThem) {
   EXPECT_EQ(std::count(before.begin(), before.end(), 0), static_cast<int64_t>(before.size()));
 }
 
+// Disconnect flushes: a power cut after it loses nothing, where one with
+// a client connected is refused.
+TEST(TierExportTest, WritesSurviveAPowerCutAfterTheClientLeaves) {
+  auto e = OpenConnected(SmallConfig());
+  ASSERT_NE(e, nullptr);
+  std::mt19937_64 rng(3);
+  auto data = Bytes(3 * kZone + 1234, rng);
+  ASSERT_OK(e->Write(kZone + 99, data, false));
+  EXPECT_EQ(e->PowerCut().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_OK(e->Disconnect());
+  ASSERT_OK(e->PowerCut());
+  ASSERT_OK(e->Connect());
+  std::vector<uint8_t> got(data.size());
+  ASSERT_OK(e->Read(kZone + 99, got));
+  EXPECT_TRUE(got == data);
+}
+
 TEST(TierExportTest, OutOfRangeAndUnconnectedRequestsFail) {
   auto e = OpenConnected(SmallConfig());
   ASSERT_NE(e, nullptr);

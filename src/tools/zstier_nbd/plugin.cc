@@ -25,6 +25,8 @@ namespace {
 namespace zt = zonestack::tier;
 
 zt::ExportConfig config;
+// Test switch: a power cut of both devices after each connection closes.
+bool power_cut_on_close = false;
 std::unique_ptr<zt::TierExport> tier_export;
 // The one connection's handle (SERIALIZE_CONNECTIONS): nbdkit needs a
 // non-null pointer.
@@ -47,6 +49,10 @@ int Config(const char* key, const char* value) {
       nbdkit_error("zstier: %s='%s' is not a whole number", key, value);
       return -1;
     }
+  } else if (k == "power_cut_on_close") {
+    const int b = nbdkit_parse_bool(value);
+    if (b < 0) return -1;
+    power_cut_on_close = b == 1;
   } else if (k == "scheme") {
     config.scheme = value;
   } else if (k == "drive") {
@@ -101,6 +107,13 @@ void Close(void* /*handle*/) {
   // nbdkit cannot tell the departed client; the log can, and the next
   // connection recovers whatever the last successful flush made durable.
   if (auto s = tier_export->Disconnect(); !s.ok()) Fail(s);
+  if (power_cut_on_close) {
+    if (auto s = tier_export->PowerCut(); !s.ok()) {
+      Fail(s);
+    } else {
+      std::fprintf(stderr, "zstier: power cut to both devices\n");
+    }
+  }
 }
 
 int64_t GetSize(void* /*handle*/) { return static_cast<int64_t>(tier_export->size()); }
@@ -148,7 +161,8 @@ nbdkit_plugin MakePlugin() {
       "ssd=URI              the SSD, conventional zones (default: 64 MiB zn540)\n"
       "ssd_tier_bytes=N     SSD tier size (default: 10% of the drive)\n"
       "cache_bytes=N        cache size (default: 1% of the drive)\n"
-      "period=N             requests per placement period (default: 1000)";
+      "period=N             requests per placement period (default: 1000)\n"
+      "power_cut_on_close=BOOL  cut both devices' power after each connection (tests)";
   p.after_fork = AfterFork;
   p.open = Open;
   p.close = Close;

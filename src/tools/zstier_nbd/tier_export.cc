@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "device/emulated_device.h"
 
 namespace zonestack::tier {
 
@@ -73,6 +74,18 @@ absl::Status TierExport::Disconnect() {
   absl::Status s = tier_->Flush();
   tier_.reset();
   return s;
+}
+
+absl::Status TierExport::PowerCut() {
+  if (tier_) return absl::FailedPreconditionError("power cut while a client is connected");
+  auto* ssd = dynamic_cast<device::EmulatedDevice*>(ssd_.get());
+  auto* drive = dynamic_cast<device::EmulatedDevice*>(drive_.get());
+  if (ssd == nullptr || drive == nullptr) {
+    return absl::FailedPreconditionError("a power cut needs emulated devices (no fault=)");
+  }
+  ssd->PowerCut();
+  drive->PowerCut();
+  return absl::OkStatus();
 }
 
 absl::Status TierExport::CheckRange(const char* what, uint64_t offset, uint64_t size) const {

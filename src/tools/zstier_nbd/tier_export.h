@@ -54,6 +54,12 @@ class TierExport {
   // closed either way (the next Connect recovers what was durable).
   absl::Status Disconnect();
   bool connected() const { return tier_ != nullptr; }
+  // Cuts power to both devices (emulated only; FailedPrecondition
+  // otherwise, or while a client is connected): everything not yet durable
+  // is dropped, so the next Connect sees what a restart would. The devices
+  // stay in memory; the emulator cannot keep the drive's media cache in a
+  // file, so this stands in for a restart of the server.
+  absl::Status PowerCut();
 
   uint64_t size() const { return capacity_; }
   uint32_t block_size() const { return block_; }
