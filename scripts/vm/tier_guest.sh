@@ -4,7 +4,8 @@
 # nbdkit's zstier plugin on the host). The phase is in $1/phase:
 #   write   mkfs.ext4, mount, a file workload (random files, in-place
 #           overwrites, appends, deletions) with its checksums, sync,
-#           umount, fsck, mount again and verify every checksum
+#           umount, fsck, mount again and verify every checksum; then
+#           more overwrites and a new file, new checksums, umount
 #   verify  (a later boot, the tier reopened) fsck, mount, verify every
 #           checksum the write phase recorded; overwrite more in place,
 #           umount, fsck, mount and verify again
@@ -73,11 +74,13 @@ same_files() {
   awk '{print $2}' "$out/sums.txt" | sort > /tmp/files.want
   diff /tmp/files.want /tmp/files.have
 }
-# More in-place overwrites through the reopened tier, new checksums.
+# More in-place overwrites and a new file, new checksums: in the write
+# phase the last writes before the client leaves, checked only after the
+# power cut.
 rewrite() {
   dd if=/dev/urandom of=$mnt/d1/f12 bs=4k seek=500 count=400 conv=notrunc status=none &&
     dd if=/dev/urandom of=$mnt/d2/late bs=4k seek=3 count=100 conv=notrunc status=none &&
-    head -c 3000000 /dev/urandom > $mnt/d1/after-reopen || return 1
+    head -c 3000000 /dev/urandom > $mnt/d1/new-$phase || return 1
   (cd $mnt && find . -type f | sort | xargs sha256sum) > "$out/sums.txt"
 }
 
@@ -93,6 +96,7 @@ case $phase in
     step remount mount -t ext4 $dev $mnt
     step verify-after-remount verify
     step same-files same_files
+    step last-writes rewrite
     step umount-again umount $mnt
     ;;
   verify)
