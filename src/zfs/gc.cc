@@ -43,7 +43,8 @@ std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device, bool force) const {
     if (z.role != ZoneRole::kData || z.leased || !z.full() || z.valid >= z.written) continue;
     // Moving a split zone's live SSTs into other subzones frees no space
     // (its empty subzones were free already): only a volume out of room
-    // for a wide zone's file (force) takes one, to get a wide zone back.
+    // for a wide zone's file (force) takes one, to get a wide zone back,
+    // and only when its SSTs fit in other split zones (CollectDevice).
     if (z.split() && !force) continue;
     const double u = static_cast<double>(z.valid) / static_cast<double>(z.capacity);
     double score = 1.0 - u;  // greedy: the least valid data to move
@@ -84,6 +85,8 @@ void VolumeImpl::CollectDevice(uint32_t d, bool force, GcStats* stats) {
     {
       absl::MutexLock lock(&mu_);
       if (!force && !BelowGcThreshold(d)) return;
+      // Checked at each victim: earlier ones took empty subzones.
+      if (members_[d].zones[zone].split() && !SplitVictimFrees(d, zone)) continue;
       const uint64_t zone_size = members_[d].info.zone_size;
       for (const auto& [id, f] : files_) {
         absl::ReaderMutexLock fl(&f->mu);

@@ -55,6 +55,21 @@ uint32_t VolumeImpl::FreeSubzones(uint32_t device) const {
   return n;
 }
 
+bool VolumeImpl::SplitVictimFrees(uint32_t device, uint32_t zone) const {
+  const Member& m = members_[device];
+  uint32_t live = 0;
+  for (const SubzoneUse& s : m.zones[zone].subzones) live += s.valid > 0 ? 1 : 0;
+  // Empty subzones of the other split zones, open or finished (a finished
+  // one is reopened for them), as FreeSubzones counts them.
+  uint32_t elsewhere = 0;
+  for (uint32_t other = 0; other < m.zones.size() && elsewhere < live; ++other) {
+    const ZoneUse& z = m.zones[other];
+    if (other == zone || !z.split() || z.retired) continue;
+    for (const SubzoneUse& s : z.subzones) elsewhere += Writable(s) ? 1 : 0;
+  }
+  return live <= elsewhere;
+}
+
 uint32_t VolumeImpl::MostUsedSplitZone(uint32_t device, bool open) const {
   const Member& m = members_[device];
   uint32_t best = UINT32_MAX, best_used = 0;
@@ -103,6 +118,13 @@ std::optional<Lease> VolumeImpl::LeaseSubzone(FileMeta& file, uint32_t device, u
   // space a dead SST leaves is reused without GC (4.3), and no empty zone
   // is split while one of those waits.
   if (best == UINT32_MAX) best = ReopenSplitZone(device);
+  // GC emptying a split zone takes no newly split zone: that would trade
+  // one zone for another and move every live SST for nothing. Without an
+  // empty subzone elsewhere the SST goes to a wide zone.
+  if (best == UINT32_MAX && purpose == Purpose::kGc && m.collecting != UINT32_MAX &&
+      m.zones[m.collecting].split()) {
+    return std::nullopt;
+  }
   if (best == UINT32_MAX) {
     // Split an empty zone, within the same reserves as a new wide zone.
     const uint32_t keep = purpose == Purpose::kGc ? 0 : GcReserve(device) + PoolReserve(device, views);

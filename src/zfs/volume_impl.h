@@ -487,8 +487,13 @@ class VolumeImpl {
   // Finishes open split zone `zone`: it frees its active zone, and its
   // empty subzones take no writes until it is merged.
   bool FinishSplitZone(uint32_t device, uint32_t zone) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Empty subzones of open split zones of `device`.
+  // Empty subzones of the split zones of `device`, open or finished.
   uint32_t FreeSubzones(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether GC emptying split zone `zone` gives a zone back: its live
+  // subzones fit in the empty subzones of the other split zones. Otherwise
+  // its SSTs would take a newly split zone, and GC would move them all
+  // and free nothing.
+  bool SplitVictimFrees(uint32_t device, uint32_t zone) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Another file than `file` holds a zone or subzone lease (is writing).
   bool OtherWriterLeases(const FileMeta& file) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The greedy subzone allocator (SplitZNS 4.3): among the open (or the

@@ -214,28 +214,63 @@ TEST_F(SubzoneTest, ResetSubzonesOfAFinishedSplitZoneTakeNewFilesWithoutGc) {
 }
 
 TEST_F(SubzoneTest, GcEmptiesAFinishedSplitZoneWithFewLiveSubzones) {
-  // Sixteen files fill split zone A, which is then finished; twelve die.
-  // GC moves the four live ones out, never into A's reset subzones.
+  // Sixteen files fill split zone A, which is then finished; eight more
+  // open split zone B. Twelve of A's die. GC moves A's four live files
+  // into B's empty subzones, never into A's reset ones, and A is merged:
+  // a zone back without splitting another.
   const uint32_t n = info().subzones_per_zone;
   for (uint32_t i = 0; i < n; ++i) Write(absl::StrCat("/sub", i), 200 << 10);
   const uint32_t a = SubzonesOf("/sub0").begin()->first;
   ASSERT_EQ(devs_[0]->ReportZone(a)->state, device::ZoneState::kFull);
+  for (uint32_t i = 0; i < n / 2; ++i) Write(absl::StrCat("/subB", i), 200 << 10);
+  const uint32_t b = SubzonesOf("/subB0").begin()->first;
+  ASSERT_NE(a, b);
   for (uint32_t i = 0; i < n - 4; ++i) {
     ASSERT_OK(vol_->Delete(absl::StrCat("/sub", i)));
     files_.erase(absl::StrCat("/sub", i));
   }
   ASSERT_TRUE(devs_[0]->ReportZone(a)->IsSplit());
+  const uint64_t splits = devs_[0]->Stats().zone_splits;
   auto gc = vol_->CollectGarbage(/*force=*/true);
   ASSERT_TRUE(gc.ok()) << gc.status();
   EXPECT_GE(gc->zones_reclaimed, 1u);
-  // A is a wide, empty zone again; the four live files moved to subzones.
+  EXPECT_EQ(devs_[0]->Stats().zone_splits, splits);
+  // A is a wide, empty zone again; its four live files are in B.
   EXPECT_FALSE(devs_[0]->ReportZone(a)->IsSplit());
   EXPECT_EQ(devs_[0]->ReportZone(a)->state, device::ZoneState::kEmpty);
-  for (const auto& [path, size] : files_) {
-    const auto where = SubzonesOf(path);
-    ASSERT_EQ(where.size(), 1u) << path;
-    EXPECT_NE(where.begin()->first, a) << path;
+  for (uint32_t i = n - 4; i < n; ++i) {
+    const auto where = SubzonesOf(absl::StrCat("/sub", i));
+    ASSERT_EQ(where.size(), 1u) << i;
+    EXPECT_EQ(where.begin()->first, b) << i;
   }
+  ExpectFilesIntact(*vol_, files_);
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
+}
+
+TEST_F(SubzoneTest, GcLeavesSplitZonesWhoseSstsFitNowhereElse) {
+  // Split zones A and B, full and finished; two files die in each, so each
+  // has 14 live subzones and 2 empty ones. Emptying either would move 14
+  // SSTs into a newly split zone: one zone for another, nothing freed.
+  // A forced GC (a write found no room) must move nothing. It used to move
+  // every split zone's SSTs on each such run (the K = 32 overwrite moved
+  // GiBs for nothing and ran out of zones).
+  const uint32_t n = info().subzones_per_zone;
+  for (uint32_t i = 0; i < 2 * n; ++i) Write(absl::StrCat("/sub", i), 200 << 10);
+  const uint32_t a = SubzonesOf("/sub0").begin()->first;
+  const uint32_t b = SubzonesOf(absl::StrCat("/sub", n)).begin()->first;
+  ASSERT_NE(a, b);
+  for (uint32_t i : {0u, 5u, n, n + 5}) {
+    ASSERT_OK(vol_->Delete(absl::StrCat("/sub", i)));
+    files_.erase(absl::StrCat("/sub", i));
+  }
+  const uint64_t splits = devs_[0]->Stats().zone_splits;
+  auto gc = vol_->CollectGarbage(/*force=*/true);
+  ASSERT_TRUE(gc.ok()) << gc.status();
+  EXPECT_EQ(gc->bytes_relocated, 0u);
+  EXPECT_EQ(devs_[0]->Stats().zone_splits, splits);
+  EXPECT_TRUE(devs_[0]->ReportZone(a)->IsSplit());
+  EXPECT_TRUE(devs_[0]->ReportZone(b)->IsSplit());
   ExpectFilesIntact(*vol_, files_);
   ExpectConsistent(*vol_);
   ExpectNoLeakedSpace(*vol_);
