@@ -186,7 +186,11 @@ void GearDriver::Start(rocksdb::DB* db) {
       .l0_trigger = static_cast<uint32_t>(std::max(1, o.level0_file_num_compaction_trigger)),
       .base_bytes = o.max_bytes_for_level_base,
       .multiplier = o.max_bytes_for_level_multiplier,
-      .num_levels = o.num_levels};
+      .num_levels = o.num_levels,
+      // RocksDB's bound on one compaction's input (25 target SSTs unless
+      // set; 0 only when the options were not sanitized).
+      .step_bytes = o.max_compaction_bytes > 0 ? o.max_compaction_bytes
+                                               : 25 * o.target_file_size_base};
   {
     absl::MutexLock l(&signal_->mu);
     signal_->started = true;

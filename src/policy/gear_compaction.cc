@@ -23,6 +23,7 @@ uint64_t LevelBytes(const GearLevels& levels, int level) {
 // how much of that lies outside the lower level's window.
 struct Below {
   uint64_t overlapping = 0;
+  uint64_t overlapping_bytes = 0;
   uint64_t outside_window_bytes = 0;
   bool outside_window = false;
   bool busy = false;  // an overlapping SST is being compacted
@@ -35,6 +36,7 @@ Below Relation(const GearSst& sst, const GearLevels& levels, int below,
   for (const GearSst& b : levels[below]) {
     if (!Overlaps(sst, b)) continue;
     ++r.overlapping;
+    r.overlapping_bytes += b.size;
     r.busy = r.busy || b.being_compacted;
     if (!windows.InWindow(below, b)) {
       r.outside_window = true;
@@ -198,7 +200,7 @@ enum class Pick { kStep, kBusy, kEmpty };
 // cursor has passed the last (round robin). kEmpty: the level has nothing
 // in the window.
 Pick WindowVictim(const GearLevels& levels, int level, const GearWindows& windows,
-                  const GearOptions& options, GearStep* step) {
+                  const GearLimits& limits, const GearOptions& options, GearStep* step) {
   const int below = level + 1;
   // Victims lie in the next level's window, so their overlap there does
   // too: for a level with the whole level as window (L1), that is the
@@ -219,21 +221,42 @@ Pick WindowVictim(const GearLevels& levels, int level, const GearWindows& window
   }
   const GearSst& victim = *candidates[at];
   if (victim.being_compacted) return Pick::kBusy;
-  const Below r = Relation(victim, levels, below, windows);
+  Below r = Relation(victim, levels, below, windows);
   if (r.busy) return Pick::kBusy;
   *step = GearStep{.input_level = level, .output_level = below, .inputs = {victim.number}};
-  step->cursor = victim.largest;
+  // More victims after it, in key order, within step_bytes (GearLimits).
+  size_t last = at;
+  uint64_t bytes = victim.size + r.overlapping_bytes;
+  while (last + 1 < candidates.size()) {
+    const GearSst& next = *candidates[last + 1];
+    const Below n = Relation(next, levels, below, windows);
+    if (next.being_compacted || n.busy || bytes + next.size + n.overlapping_bytes > limits.step_bytes) {
+      break;
+    }
+    bytes += next.size + n.overlapping_bytes;
+    step->inputs.push_back(next.number);
+    r.overlapping += n.overlapping;
+    r.outside_window = r.outside_window || n.outside_window;
+    r.outside_window_bytes += n.outside_window_bytes;
+    ++last;
+  }
+  const GearSst& end = *candidates[last];
+  step->cursor = end.largest;
+  const std::string from = cursor.value_or(std::string());  // "": the window's start
   if (options.sweep_gaps && static_cast<size_t>(below) < levels.size()) {
     // The next level's SSTs inside the window that no victim of this
-    // sweep overlaps: between the cursor and this victim, and after the
-    // last victim of the window.
-    const bool last = at + 1 == candidates.size();
+    // sweep overlaps: between the cursor and the last victim, and after
+    // the last victim of the window.
+    const bool window_end = last + 1 == candidates.size();
     for (const GearSst& b : levels[below]) {
       // Over the window, straddlers of older cuts too: rewritten, they are
       // cut at the current ones.
-      if (!windows.InWindow(below, b) || b.being_compacted || Overlaps(victim, b)) continue;
-      const bool before = b.largest < victim.smallest && (!cursor || *cursor < b.smallest);
-      const bool after = last && victim.largest < b.smallest;
+      if (!windows.InWindow(below, b) || b.being_compacted) continue;
+      bool overlapped = false;
+      for (size_t i = at; i <= last && !overlapped; ++i) overlapped = Overlaps(*candidates[i], b);
+      if (overlapped) continue;  // RocksDB takes it anyway
+      const bool before = b.largest < end.largest && (from.empty() || from < b.smallest);
+      const bool after = window_end && end.largest < b.smallest;
       if (before || after) {
         step->inputs.push_back(b.number);
         step->gap_bytes += b.size;
@@ -270,7 +293,7 @@ std::optional<GearStep> WindowStep(const GearLevels& levels, GearWindows& window
     // forms the window (3.2's rotation), at most once round.
     for (uint32_t tries = 0; tries < windows.slices(); ++tries) {
       GearStep step;
-      const Pick pick = WindowVictim(levels, level, windows, options, &step);
+      const Pick pick = WindowVictim(levels, level, windows, limits, options, &step);
       if (pick == Pick::kStep) return step;
       if (pick == Pick::kBusy) break;
       windows.Rotate(levels);

@@ -24,6 +24,11 @@ namespace zonestack::policy {
 inline constexpr uint32_t kGearWalGroup = 0;
 inline constexpr uint32_t kGearOtherGroup = 1;
 inline constexpr uint32_t kGearFirstLevelGroup = 2;
+// RocksDB's small files that live long (IDENTITY, CURRENT, OPTIONS, LOCK):
+// apart from the MANIFEST and info LOG, whose zones die as they roll over.
+// Among them, each of these few KiB kept a zone of 4 MiB alive for good
+// on a volume without GC (docs/geardb.md, "1. Per-level zones").
+inline constexpr uint32_t kGearSmallFilesGroup = 0xFFFF'FF00;
 // With window zones (GearOptions::window_zones) a windowed level has a
 // group per key slice: kGearFirstLevelGroup + level + kGearLevelGroups *
 // slice.
@@ -34,7 +39,7 @@ inline uint32_t GearGroup(int level, uint32_t slice) {
 }
 // The level whose SSTs a zone of `group` holds; -1 for the other groups.
 inline int GearLevelOfGroup(uint32_t group) {
-  return group < kGearFirstLevelGroup
+  return group < kGearFirstLevelGroup || group == kGearSmallFilesGroup
              ? -1
              : static_cast<int>((group - kGearFirstLevelGroup) % kGearLevelGroups);
 }
@@ -149,6 +154,13 @@ struct GearLimits {
   uint64_t base_bytes = 256 << 20;  // L1's limit
   double multiplier = 10;        // each level's limit over the one above
   int num_levels = 7;
+  // A window step takes the level's next SSTs in the window, in key order,
+  // while their bytes and their overlap below stay within this (RocksDB's
+  // max_compaction_bytes); 0: one victim per step. The last output of a
+  // step ends inside the next victim's range and the next step writes it
+  // again: with one victim (about three outputs) per step that first copy
+  // was a third of every zone the sweep wrote (docs/geardb.md, "2.").
+  uint64_t step_bytes = 0;
   uint64_t Limit(int level) const;
 };
 

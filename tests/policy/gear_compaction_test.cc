@@ -222,6 +222,28 @@ TEST(GearPlanTest, TheGapBetweenTheCursorAndTheVictimGoesWithIt) {
   EXPECT_EQ(step->gap_bytes, 0u);
 }
 
+// With step_bytes a window step takes the next victims in key order while
+// they and their overlap fit, and the gap SSTs between them: the next
+// step then starts after the last one, instead of writing the previous
+// step's last output again.
+TEST(GearPlanTest, AWindowStepTakesVictimsInKeyOrderWithinStepBytes) {
+  Tree t;
+  t.levels[2][0] = Sst(21, "c1", "c2", 50);  // between 11 and 12: no victim overlaps it
+  GearLimits limits = Limits();
+  limits.step_bytes = 40 + 40 + 50;  // 11 and 12 (with 20 below), not 13
+  auto step = PlanStep(t.levels, t.windows, limits, {.k = 2});
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(step->kind, GearStep::Kind::kWindow);
+  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{11, 12, 21, 22}));
+  EXPECT_EQ(step->cursor, std::optional<std::string>("f"));
+  EXPECT_EQ(step->gap_bytes, 100u);
+  // One victim per step when a second one would not fit.
+  limits.step_bytes = 40 + 40 + 49;
+  step = PlanStep(t.levels, t.windows, limits, {.k = 2});
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{11}));
+}
+
 TEST(GearPlanTest, ALevelWithNothingInTheWindowRotatesIt) {
   Tree t;
   t.levels[1] = {Sst(13, "n", "p", 120)};
@@ -336,6 +358,31 @@ TEST(GearDbSchemeTest, EachLevelHasItsOwnPlacementGroupAndGcIsNotAllowed) {
   ASSERT_TRUE((*s)->gear().has_value());
   EXPECT_EQ((*s)->gear()->options.k, 4u);
   EXPECT_EQ((*s)->gear()->options.whole_window_levels, 2u);
+}
+
+// IDENTITY, CURRENT and OPTIONS live long and are small: mixed into the
+// MANIFEST's and info LOG's zones, each kept one of them alive for good.
+TEST(GearDbSchemeTest, SmallLongLivedFilesHaveAGroupApartFromTheManifestAndLog) {
+  for (const char* name : {"geardb", "log"}) {
+    auto s = MakeScheme(name);
+    ASSERT_TRUE(s.ok()) << s.status();
+    const std::vector<DeviceView> devices = {testing::Ssd(100, 50)};
+    auto group = [&](const std::string& path, FileKind kind) {
+      FileHint h;
+      h.name = path;
+      h.kind = kind;
+      return (*s)->Place(h, devices).group;
+    };
+    const uint32_t manifest = group("/db/MANIFEST-000005", FileKind::kManifest);
+    EXPECT_EQ(group("/db/LOG", FileKind::kOther), manifest) << name;
+    EXPECT_EQ(group("/db/LOG.old.123", FileKind::kOther), manifest) << name;
+    const uint32_t small = group("/db/IDENTITY", FileKind::kOther);
+    EXPECT_NE(small, manifest) << name;
+    EXPECT_EQ(group("/db/CURRENT", FileKind::kOther), small) << name;
+    EXPECT_EQ(group("/db/OPTIONS-000007", FileKind::kOther), small) << name;
+    EXPECT_NE(group("/db/000004.log", FileKind::kWal), small) << name;
+    EXPECT_EQ(GearLevelOfGroup(small), -1) << name;
+  }
 }
 
 // Window zones: a windowed level's SSTs go to the group of the driver's

@@ -7,6 +7,8 @@
 // The option "gc" turns zfs's GC on: the SplitZNS paper's Gear baseline
 // (SplitZNS 5.1.3) is GearDB's layout and compaction on a ZNS SSD "with
 // GC enabled just as we do for LDP" (docs/splitzns.md, "Baselines").
+#include <string_view>
+
 #include "policy/scheme_registry.h"
 
 namespace zonestack::policy {
@@ -23,6 +25,16 @@ struct GearDbOptions : GearOptions {
 // (SplitZNS 5.1.3: GC "when the free space falls under the threshold
 // (20%)", for LDP and so for Gear).
 constexpr double kGearGcThreshold = 0.20;
+
+// The group of a file that is not an SST: the WAL's, the small
+// long-lived files' (kGearSmallFilesGroup), or the MANIFEST's and info
+// LOG's.
+uint32_t NonSstGroup(const FileHint& f) {
+  if (f.kind == FileKind::kWal) return kGearWalGroup;
+  if (f.kind == FileKind::kManifest) return kGearOtherGroup;
+  const std::string_view name = std::string_view(f.name).substr(f.name.rfind('/') + 1);
+  return name.starts_with("LOG") ? kGearOtherGroup : kGearSmallFilesGroup;
+}
 
 const OptionTable<GearDbOptions>& GearTable() {
   static const auto* t =
@@ -64,10 +76,8 @@ class GearDbScheme : public Scheme {
   PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& devices) override {
     PlacementDecision d;
     for (uint32_t i = 0; i < devices.size(); ++i) d.devices.push_back(i);
-    if (f.kind == FileKind::kWal) {
-      d.group = kGearWalGroup;
-    } else if (f.kind != FileKind::kSst) {
-      d.group = kGearOtherGroup;
+    if (f.kind != FileKind::kSst) {
+      d.group = NonSstGroup(f);
     } else {
       // Outputs into a windowed level are written inside the driver's
       // current window (docs/geardb.md, "2. Compaction windows").
@@ -101,9 +111,7 @@ class LogScheme : public Scheme {
   PlacementDecision Place(const FileHint& f, const std::vector<DeviceView>& devices) override {
     PlacementDecision d;
     for (uint32_t i = 0; i < devices.size(); ++i) d.devices.push_back(i);
-    d.group = f.kind == FileKind::kWal   ? kGearWalGroup
-              : f.kind == FileKind::kSst ? kGearFirstLevelGroup
-                                         : kGearOtherGroup;
+    d.group = f.kind == FileKind::kSst ? kGearFirstLevelGroup : NonSstGroup(f);
     return d;
   }
 
