@@ -149,8 +149,12 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
       const uint64_t trigger =
           static_cast<uint64_t>(std::max(1, o.level0_file_num_compaction_trigger));
       // String properties: GetIntProperty does not know them. The sealed
-      // MemTables not yet flushed will land in L0 too: hold while they
-      // would take it over the stop trigger, but only while L0 holds
+      // MemTables not yet flushed will land in L0 too, and the next one
+      // the writer fills may be flushed by a flush already scheduled,
+      // even while it is held: hold while L0 and the sealed MemTables
+      // reach the stop trigger (LevelDB waits before its next switch
+      // while L0 is at the trigger), so L0 never exceeds it; but only
+      // while L0 holds
       // enough for the driver's active compaction (else nothing would
       // empty it: the sealed MemTables flush only once the writer goes
       // on).
@@ -159,7 +163,7 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
       if (stop == 0 || !db->GetProperty("rocksdb.num-files-at-level0", &l0_text) ||
           !absl::SimpleAtoi(l0_text, &l0) ||
           !db->GetProperty("rocksdb.num-immutable-mem-table", &imm_text) ||
-          !absl::SimpleAtoi(imm_text, &imm) || l0 + imm <= stop || l0 < trigger) {
+          !absl::SimpleAtoi(imm_text, &imm) || l0 + imm < stop || l0 < trigger) {
         return;
       }
       auto s = signal.lock();
