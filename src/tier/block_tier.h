@@ -68,6 +68,9 @@ struct TierOptions {
 absl::StatusOr<TierOptions> TierScheme(const std::string& name, const TierOptions& base);
 // "DM-64-LRU, ..." for messages.
 std::string TierSchemeNames();
+// The SSD sizes a caller left 0 set to their defaults for `drive`: the
+// tier 10% of its capacity (whole zones), the cache 1% (whole blocks).
+void SetDefaultSizes(const device::DeviceInfo& drive, TierOptions* o);
 
 struct TierStats {
   uint64_t reads = 0, writes = 0;

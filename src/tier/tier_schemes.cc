@@ -37,4 +37,10 @@ absl::StatusOr<TierOptions> TierScheme(const std::string& name, const TierOption
       absl::StrCat("unknown tier scheme '", name, "'; schemes: ", TierSchemeNames()));
 }
 
+void SetDefaultSizes(const device::DeviceInfo& drive, TierOptions* o) {
+  const uint64_t capacity = drive.capacity_bytes();
+  if (o->ssd_tier_bytes == 0) o->ssd_tier_bytes = capacity / 10 / drive.zone_size * drive.zone_size;
+  if (o->cache_bytes == 0) o->cache_bytes = capacity / 100 / 4096 * 4096;
+}
+
 }  // namespace zonestack::tier

@@ -71,11 +71,10 @@ absl::StatusOr<nlohmann::json> Replay(const std::vector<TraceRequest>& trace,
   if (!drive.ok()) return drive.status();
   auto ssd = device::OpenDevice(config.ssd_uri, clock);
   if (!ssd.ok()) return ssd.status();
+  options->ssd_tier_bytes = config.ssd_tier_bytes;
+  options->cache_bytes = config.cache_bytes;
+  tier::SetDefaultSizes((*drive)->info(), &*options);
   const uint64_t capacity = (*drive)->info().capacity_bytes();
-  const uint64_t zone = (*drive)->info().zone_size;
-  options->ssd_tier_bytes =
-      config.ssd_tier_bytes ? config.ssd_tier_bytes : capacity / 10 / zone * zone;
-  options->cache_bytes = config.cache_bytes ? config.cache_bytes : capacity / 100 / 4096 * 4096;
   options->period_requests = 0;  // RunPeriod below, between requests
   auto tier = tier::BlockTier::Open(ssd->get(), drive->get(), *options, clock.get());
   if (!tier.ok()) return tier.status();

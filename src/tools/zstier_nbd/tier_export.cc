@@ -30,11 +30,9 @@ absl::StatusOr<std::unique_ptr<TierExport>> TierExport::Open(const ExportConfig&
   if (!drive.ok()) return drive.status();
   auto ssd = device::OpenDevice(config.ssd_uri);
   if (!ssd.ok()) return ssd.status();
-  const uint64_t capacity = (*drive)->info().capacity_bytes();
-  const uint64_t zone = (*drive)->info().zone_size;
-  options->ssd_tier_bytes =
-      config.ssd_tier_bytes ? config.ssd_tier_bytes : capacity / 10 / zone * zone;
-  options->cache_bytes = config.cache_bytes ? config.cache_bytes : capacity / 100 / 4096 * 4096;
+  options->ssd_tier_bytes = config.ssd_tier_bytes;
+  options->cache_bytes = config.cache_bytes;
+  tier::SetDefaultSizes((*drive)->info(), &*options);
   auto e = std::unique_ptr<TierExport>(
       new TierExport(std::move(*ssd), std::move(*drive), *options));
   // Opened once now so a bad configuration fails at start, not at the
