@@ -127,7 +127,12 @@ std::optional<Lease> VolumeImpl::LeaseSubzone(FileMeta& file, uint32_t device, u
   }
   if (best == UINT32_MAX) {
     // Split an empty zone, within the same reserves as a new wide zone.
-    const uint32_t keep = purpose == Purpose::kGc ? 0 : GcReserve(device) + PoolReserve(device, views);
+    // GC may take an empty zone for a new wide zone, but splits one only
+    // when another is left: the victim's other live files need a wide
+    // zone, and a GC run that splits the last empty zone for one SST
+    // leaves them nowhere to go, frees nothing, and leaves every later GC
+    // run without an empty zone too.
+    const uint32_t keep = purpose == Purpose::kGc ? 1 : GcReserve(device) + PoolReserve(device, views);
     if (m.empty.size() <= keep || !RoomForActiveZone(device)) return std::nullopt;
     const uint32_t zone = *m.empty.begin();
     if (!m.dev->SplitZone(zone, {IoClass::kOther}).ok()) {
