@@ -75,7 +75,7 @@ class SetupTest(unittest.TestCase):
         self.assertEqual(opts["write_buffer_size"], 2 * setup.MiB)
         self.assertEqual(opts["max_bytes_for_level_base"], 8 * setup.MiB)
         self.assertEqual(opts["max_background_compactions"], 16)
-        self.assertEqual(setup.records(s), 50 * setup.GiB // 1040 // 32)
+        self.assertEqual(setup.records(s), int(41.96 * setup.GiB) // 1040 // 32)
         self.assertEqual(setup.run_ops(s), 125_000)
         self.assertIn("zones=160&scale=1/32&timing=real", setup.device(s))
 
