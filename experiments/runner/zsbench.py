@@ -17,8 +17,10 @@ def is_load(phase_name):
 
 def problems(result, exit_code, schemes, workload):
     """Why a run does not count (empty when it does): zsbench failed, a
-    scheme skipped a phase, or a load left records out. A partial run's
-    ratios would compare unequal work."""
+    scheme skipped a phase, a load left records out, or a phase's reads
+    all missed (it read keys no load wrote: a key-naming mistake, which
+    measures Bloom filters instead of the device). A partial run's ratios
+    would compare unequal work."""
     out = []
     if exit_code != 0:
         out.append(f"zsbench exited {exit_code}")
@@ -40,4 +42,6 @@ def problems(result, exit_code, schemes, workload):
             elif p.get("errors") or p.get("background_errors"):
                 out.append(f"{scheme} {pn}: {p.get('errors', 0)} failed operations, "
                            f"{p.get('background_errors', 0)} background errors")
+            elif p.get("reads_missed") and not p.get("reads_found"):
+                out.append(f"{scheme} {pn}: all {p['reads_missed']} reads missed (keys no load wrote)")
     return out

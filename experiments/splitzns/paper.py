@@ -74,8 +74,8 @@ DEPARTURES = [
     ("Every load is YCSB's load.", "Each key once, in YCSB's hashed order, so the keys arrive "
      "unsorted and L4's SSTs are written by compactions (into subzones under splitzns). A fillseq "
      "load writes sorted keys that RocksDB moves down trivially: in the smoke run +diff's load put no "
-     "SST in a subzone. The db_bench phases (readrandom, overwrite, fillrandom) use the same key "
-     "names, uniformly. The paper loads \"with the corresponding skewness\" for Fig. 16(c), which "
+     "SST in a subzone. The db_bench phases (readrandom, overwrite, fillrandom) use the load's key "
+     "names (zsbench's `--dbbench-keys ycsb`), uniformly. The paper loads \"with the corresponding skewness\" for Fig. 16(c), which "
      "zsbench's loads cannot."),
     ("Phases follow one load.", "readrandom, overwrite and fillrandom run in that order after one "
      "YCSB load (readrandom right after it, as the paper's reads \"after the write bursts\"); YCSB A, B, "

@@ -157,7 +157,11 @@ def zsbench_args(s, comp):
     args = ["--records", str(records(s, value)), "--ops", str(run_ops(s)),
             "--key-size", str(KEY), "--value-size", str(value),
             "--threads", str(s["threads"]), "--interval", str(s["interval"]),
-            "--zipf-items", str(max(1, ZIPF_ITEMS // s["scale"]))]
+            "--zipf-items", str(max(1, ZIPF_ITEMS // s["scale"])),
+            # readrandom, overwrite and fillrandom follow a YCSB load: they
+            # must name its keys (YCSB's hashed names), or they read and
+            # write a key space of their own.
+            "--dbbench-keys", "ycsb"]
     for name, v in rocksdb_options(s).items():
         args += ["--rocksdb-option", f"{name}={v}"]
     return args

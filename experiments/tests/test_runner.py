@@ -76,6 +76,13 @@ class ProblemsTest(unittest.TestCase):
         r = result({"a": [("x-load", 9), ("x", 5)]})
         self.assertIn("a x-load inserted 9 of 10 records", problems(r, 0, ["a"], "x-load,x"))
 
+    def test_reads_that_all_missed(self):
+        r = result({"a": [("x-load", 10), ("x", 5)]})
+        r["schemes"][0]["phases"][1].update(reads_found=0, reads_missed=5)
+        self.assertIn("a x: all 5 reads missed (keys no load wrote)", problems(r, 0, ["a"], "x-load,x"))
+        r["schemes"][0]["phases"][1].update(reads_found=1, reads_missed=4)
+        self.assertEqual(problems(r, 0, ["a"], "x-load,x"), [])
+
 
 class RunnerTest(unittest.TestCase):
     def setUp(self):

@@ -86,6 +86,10 @@ class SetupTest(unittest.TestCase):
         self.assertEqual(args[args.index("--value-size") + 1], "128")
         self.assertEqual(int(args[args.index("--records") + 1]), setup.LOAD_BYTES // (16 + 128) // 32)
 
+    def test_db_bench_phases_name_the_ycsb_loads_keys(self):
+        args = setup.zsbench_args(settings(), paper.overall_comparisons(settings())[0])
+        self.assertEqual(args[args.index("--dbbench-keys") + 1], "ycsb")
+
     def test_preflight_names_scheme_options_zsctl_does_not_list(self):
         listed = "geardb\n    k   4\n    gc   false\nsplitzns\n    subzone_min_level   4\n"
         self.assertEqual(paper.preflight(paper.EXPERIMENTS["overall"], listed), [])

@@ -106,6 +106,22 @@ TEST_F(ZsbenchRunnerTest, DbBenchFillThenReadFindsWhatItWrote) {
   EXPECT_EQ(seq->ops, 3000u);
 }
 
+TEST_F(ZsbenchRunnerTest, DbBenchPhasesWithYcsbKeysMeetAYcsbLoadsKeys) {
+  auto load = RunPhase(db_.get(), volume_.get(), stats_.get(), Phase("ycsb-a-load", 3000, 3000, 2));
+  ASSERT_TRUE(load.ok()) << load.status();
+  PhaseSpec read = Phase("readrandom", 3000, 2000, 2);
+  read.ycsb_keys = true;
+  auto r = RunPhase(db_.get(), volume_.get(), stats_.get(), read);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->reads_found, 2000u);
+  EXPECT_EQ(r->reads_missed, 0u);
+  // The ordered names ("user" + k) are another key space: every read
+  // misses (why --dbbench-keys exists).
+  auto ordered = RunPhase(db_.get(), volume_.get(), stats_.get(), Phase("readrandom", 3000, 500, 1));
+  ASSERT_TRUE(ordered.ok()) << ordered.status();
+  EXPECT_EQ(ordered->reads_missed, 500u);
+}
+
 TEST_F(ZsbenchRunnerTest, JsonCarriesTheDocumentedFields) {
   auto r = RunPhase(db_.get(), volume_.get(), stats_.get(), Phase("fillrandom", 2000, 2000, 1));
   ASSERT_TRUE(r.ok());

@@ -49,6 +49,7 @@ struct Args {
   std::string json;
   std::vector<std::string> rocksdb_options;  // name=value
   bool quiet = false;
+  std::string dbbench_keys = "ordered";
 };
 
 // Exit codes: 0 every operation succeeded; 1 some failed (the run
@@ -149,6 +150,7 @@ absl::StatusOr<std::vector<PhaseSpec>> Phases(const Args& a) {
     p->seed = a.seed;
     p->sample_interval = a.interval;
     p->progress = !a.quiet && isatty(STDERR_FILENO);
+    p->ycsb_keys = a.dbbench_keys == "ycsb";
     phases.push_back(*p);
   }
   if (phases.empty()) return absl::InvalidArgumentError("no workload given");
@@ -374,6 +376,10 @@ int main(int argc, char** argv) {
   app.add_option("--seed", a.seed, "random seed")->check(Within(0, 1e18, true));
   app.add_option("--key-size", a.key_size, "key bytes (HHZS: 24)")
       ->check(Within(1, 1 << 16, true));
+  app.add_option("--dbbench-keys", a.dbbench_keys,
+                 "key names of db_bench phases: ordered (\"user\" + k, as fillseq writes) or ycsb "
+                 "(record k's name in a YCSB load, hashed), to read or overwrite a YCSB load's keys")
+      ->check(CLI::IsMember({"ordered", "ycsb"}));
   app.add_option("--value-size", a.value_size, "value bytes (HHZS: 1000)")
       ->check(Within(0, 64 << 20, true));
   app.add_option("--zipf", a.zipf, "zipfian constant for zipfian requests (default: the workload's)")
@@ -430,7 +436,7 @@ int main(int argc, char** argv) {
                            {"zipf", a.zipf},         {"zipf_items", a.zipf_items},
                            {"rocksdb_options", a.rocksdb_options},
                            {"interval", a.interval}, {"workload_file", a.workload_file},
-                           {"db", a.db}};
+                           {"db", a.db},             {"dbbench_keys", a.dbbench_keys}};
     std::ofstream out(a.json);
     out << zs::zsbench::ToJson(results, args).dump(1) << "\n";
     if (!out) return Fail(fmt::format("cannot write {}", a.json));

@@ -140,7 +140,9 @@ class Client {
   Client(PhaseState* state, int index)
       : s_(state), rng_(state->spec->seed * 7919 + index),
         value_(state->spec->workload.value_size(), 'v'),
-        key_format_{.zero_padding = 1, .ordered = true, .key_size = state->spec->workload.key_size} {}
+        key_format_{.zero_padding = 1,
+                    .ordered = !state->spec->ycsb_keys,
+                    .key_size = state->spec->workload.key_size} {}
 
   void Run(bench::OperationChooser* chooser, ThreadResult* out) {
     Pacer pacer(s_->spec->rate / s_->spec->threads);

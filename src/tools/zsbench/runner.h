@@ -35,6 +35,10 @@ struct PhaseSpec {
   uint64_t seed = 1;
   double sample_interval = 1.0;  // seconds between samples
   bool progress = false;         // a progress line on stderr
+  // db_bench phases name key k as YCSB's load names record k (hashed), so
+  // that readrandom, overwrite and the rest after a YCSB load meet its
+  // keys; otherwise "user" + k in order, as after fillseq.
+  bool ycsb_keys = false;
   // Points at equal shares of `ops` where the phase is recorded (GearDB
   // Fig. 11 and 16: every 1/80 of the load), and how many of them, evenly
   // spaced, also record every zone (Fig. 17: 1/4, 1/2, 3/4 and the end).
