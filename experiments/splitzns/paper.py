@@ -33,6 +33,9 @@ OPTIONS = [
     Option("records", 0, "records of every load; 0 = 41.96 GiB / (key + value) / K",
            "about 50 GiB loaded, trees of 41.95-41.97 GiB"),
     Option("ops", 0, "operations of each run phase over all threads; 0 = 4 M / K", "4 x 1 M"),
+    Option("phase_seconds", 0.0, "ours: run phases last this long instead of a count of operations "
+           "(zsbench --seconds), so RocksDB's compactions and zfs's GC of a write phase happen inside "
+           "it; 0 = the paper's count (`ops`)", "4 x 1 M operations"),
     Option("value", setup.VALUE, "value bytes (Fig. 16(a) varies it)",
            "not stated for section 5 (section 3: 1 KiB)"),
     Option("threads", setup.THREADS, "client threads", "4"),

@@ -80,6 +80,9 @@ def records(s, value=None):
     return LOAD_BYTES // (KEY + (value or s["value"])) // s["scale"]
 
 
+MAX_OPS = 1_000_000_000_000
+
+
 def run_ops(s):
     """Operations of a run phase over all threads: 4 x 1 M, divided by K."""
     return s["ops"] or max(1, THREADS * OPS_PER_THREAD // s["scale"])
@@ -154,7 +157,10 @@ def zsbench_args(s, comp):
     """A comparison's params may set the value size ("value") and the
     zipfian constant ("zipf")."""
     value = comp.params.get("value") or s["value"]
-    args = ["--records", str(records(s, value)), "--ops", str(run_ops(s)),
+    # With phase_seconds a run phase is bounded by time; its operation
+    # count only needs to be out of reach.
+    ops = MAX_OPS if s.get("phase_seconds") else run_ops(s)
+    args = ["--records", str(records(s, value)), "--ops", str(ops),
             "--key-size", str(KEY), "--value-size", str(value),
             "--threads", str(s["threads"]), "--interval", str(s["interval"]),
             "--zipf-items", str(max(1, ZIPF_ITEMS // s["scale"])),
@@ -162,6 +168,8 @@ def zsbench_args(s, comp):
             # must name its keys (YCSB's hashed names), or they read and
             # write a key space of their own.
             "--dbbench-keys", "ycsb"]
+    if s.get("phase_seconds"):
+        args += ["--seconds", str(s["phase_seconds"])]
     for name, v in rocksdb_options(s).items():
         args += ["--rocksdb-option", f"{name}={v}"]
     return args

@@ -86,6 +86,16 @@ class SetupTest(unittest.TestCase):
         self.assertEqual(args[args.index("--value-size") + 1], "128")
         self.assertEqual(int(args[args.index("--records") + 1]), setup.LOAD_BYTES // (16 + 128) // 32)
 
+    def test_phase_seconds_bounds_run_phases_by_time(self):
+        comp = paper.overall_comparisons(settings())[0]
+        args = setup.zsbench_args(settings(), comp)
+        self.assertNotIn("--seconds", args)
+        s = settings()
+        s["phase_seconds"] = 30.0
+        args = setup.zsbench_args(s, comp)
+        self.assertEqual(args[args.index("--seconds") + 1], "30.0")
+        self.assertEqual(int(args[args.index("--ops") + 1]), setup.MAX_OPS)
+
     def test_db_bench_phases_name_the_ycsb_loads_keys(self):
         args = setup.zsbench_args(settings(), paper.overall_comparisons(settings())[0])
         self.assertEqual(args[args.index("--dbbench-keys") + 1], "ycsb")
