@@ -94,7 +94,7 @@ class SetupTest(unittest.TestCase):
         s["phase_seconds"] = 30.0
         args = setup.zsbench_args(s, comp)
         self.assertEqual(args[args.index("--seconds") + 1], "30.0")
-        self.assertEqual(int(args[args.index("--ops") + 1]), setup.MAX_OPS)
+        self.assertEqual(int(args[args.index("--ops") + 1]), 60_000_000)
 
     def test_db_bench_phases_name_the_ycsb_loads_keys(self):
         args = setup.zsbench_args(settings(), paper.overall_comparisons(settings())[0])

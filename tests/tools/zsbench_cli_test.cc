@@ -101,6 +101,12 @@ TEST(ZsbenchCliTest, FailedOperationsExitOneAndSayWhich) {
   EXPECT_NE(r.out.find("failed operations"), std::string::npos) << Describe(r);
   const std::string j = ReadAll(json);
   EXPECT_NE(j.find("\"no_space\""), std::string::npos) << j.substr(0, 2000);
+  // The flush that found no room is a background error, and its message
+  // is kept, not only counted.
+  const size_t messages = j.find("\"background_error_messages\"");
+  ASSERT_NE(messages, std::string::npos) << j.substr(0, 3000);
+  EXPECT_NE(j.find("flush", messages), std::string::npos) << j.substr(messages, 400);
+  EXPECT_NE(j.find("No space left on device", messages), std::string::npos) << j.substr(messages, 400);
 }
 
 }  // namespace

@@ -16,8 +16,25 @@ class CompactionListener : public rocksdb::EventListener {
   void OnCompactionCompleted(rocksdb::DB*, const rocksdb::CompactionJobInfo& info) override {
     if (info.status.ok()) log_->Add(FromJobInfo(info));
   }
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override {
+    log_->AddError(ErrorReasonName(reason) + ": " + error->ToString());
+  }
 
  private:
+  static std::string ErrorReasonName(rocksdb::BackgroundErrorReason reason) {
+    using R = rocksdb::BackgroundErrorReason;
+    switch (reason) {
+      case R::kFlush: return "flush";
+      case R::kCompaction: return "compaction";
+      case R::kWriteCallback: return "write";
+      case R::kMemTable: return "memtable";
+      case R::kManifestWrite: return "manifest write";
+      case R::kFlushNoWAL: return "flush without WAL";
+      case R::kManifestWriteNoWAL: return "manifest write without WAL";
+    }
+    return "reason " + std::to_string(static_cast<int>(reason));
+  }
+
   const std::shared_ptr<CompactionLog> log_;
 };
 
@@ -53,6 +70,22 @@ void CompactionLog::Add(CompactionRecord r) {
   r.t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   absl::MutexLock l(&mu_);
   records_.push_back(std::move(r));
+}
+
+void CompactionLog::AddError(std::string what) {
+  absl::MutexLock l(&mu_);
+  errors_.push_back(std::move(what));
+}
+
+size_t CompactionLog::error_count() const {
+  absl::MutexLock l(&mu_);
+  return errors_.size();
+}
+
+std::vector<std::string> CompactionLog::ErrorsSince(size_t first) const {
+  absl::MutexLock l(&mu_);
+  if (first >= errors_.size()) return {};
+  return {errors_.begin() + static_cast<std::ptrdiff_t>(first), errors_.end()};
 }
 
 size_t CompactionLog::size() const {

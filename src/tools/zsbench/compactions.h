@@ -38,6 +38,11 @@ class CompactionLog {
   size_t size() const ABSL_LOCKS_EXCLUDED(mu_);
   // The records from index `first` on (those of one phase).
   std::vector<CompactionRecord> Since(size_t first) const ABSL_LOCKS_EXCLUDED(mu_);
+  // RocksDB's background errors (OnBackgroundError): what failed and why,
+  // which "rocksdb.background-errors" only counts.
+  void AddError(std::string what) ABSL_LOCKS_EXCLUDED(mu_);
+  size_t error_count() const ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<std::string> ErrorsSince(size_t first) const ABSL_LOCKS_EXCLUDED(mu_);
   // A listener to add to the DB's options before it opens: it records
   // every RocksDB compaction that succeeded. It holds the log alive.
   static std::shared_ptr<rocksdb::EventListener> Listener(std::shared_ptr<CompactionLog> log);
@@ -46,6 +51,7 @@ class CompactionLog {
   const std::chrono::steady_clock::time_point start_;
   mutable absl::Mutex mu_;
   std::vector<CompactionRecord> records_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> errors_ ABSL_GUARDED_BY(mu_);
 };
 
 // A RocksDB compaction as a record: a trivial move is one whose outputs

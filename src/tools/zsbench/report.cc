@@ -97,6 +97,7 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
   j["errors"] = p.errors;
   j["errors_by_kind"] = p.errors_by_kind;
   j["background_errors"] = p.background_errors;
+  if (!p.background_error_messages.empty()) j["background_error_messages"] = p.background_error_messages;
   if (p.errors) j["first_error"] = p.first_error;
   for (const auto& [t, h] : p.latency_ns) j["latency"][t] = HistogramJson(h);
   j["timeline"] = {{"interval_seconds", p.sample_interval}, {"ops", p.timeline}};
@@ -185,8 +186,11 @@ std::string SummaryTable(const std::vector<SchemeResult>& schemes) {
                            KindList(p.errors_by_kind), p.first_error);
       }
       if (p.background_errors) {
-        out += fmt::format("{:<14}   {} RocksDB background errors (flush or compaction)\n", "",
-                           p.background_errors);
+        out += fmt::format("{:<14}   {} RocksDB background errors (flush or compaction){}{}\n", "",
+                           p.background_errors,
+                           p.background_error_messages.empty() ? "" : ", first: ",
+                           p.background_error_messages.empty() ? ""
+                                                               : p.background_error_messages[0]);
       }
     }
   }

@@ -22,6 +22,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Background error messages kept per phase.
+constexpr size_t kKeptErrorMessages = 5;
+
 double Since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -344,6 +347,7 @@ absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
 
   const uint64_t background_errors_before = BackgroundErrors(db);
   const size_t compactions_before = compactions ? compactions->size() : 0;
+  const size_t errors_before = compactions ? compactions->error_count() : 0;
   PhaseState state;
   state.spec = &spec;
   state.db = db;
@@ -430,6 +434,13 @@ absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
     for (const auto& [kind, n] : r.errors_by_kind) result.errors_by_kind[kind] += n;
   }
   result.background_errors = BackgroundErrors(db) - background_errors_before;
+  if (compactions) {
+    result.background_error_messages = compactions->ErrorsSince(errors_before);
+    // A DB that keeps failing says the same thing each time.
+    if (result.background_error_messages.size() > kKeptErrorMessages) {
+      result.background_error_messages.resize(kKeptErrorMessages);
+    }
+  }
   for (size_t i = 0; i < state.checkpoints.size(); ++i) {
     if (!state.reached[i]) continue;
     Checkpoint& c = state.checkpoints[i];

@@ -79,6 +79,9 @@ struct PhaseResult {
   // Flush and compaction errors RocksDB met in the background over the
   // phase ("rocksdb.background-errors"); writes may still have succeeded.
   uint64_t background_errors = 0;
+  // What RocksDB said of them (the listener's OnBackgroundError): the
+  // first few, "compaction: IO error: ...".
+  std::vector<std::string> background_error_messages;
   std::vector<DeviceDelta> devices;  // empty for RocksDB's default FS
   std::vector<VolumeSample> samples;
   std::vector<std::vector<double>> zone_utilization;  // at the end of the phase
