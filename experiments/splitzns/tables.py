@@ -22,6 +22,11 @@ def latency(op, q):
     return get
 
 
+def gc_at(i):
+    """[runs, zones reclaimed, bytes relocated, seconds][i], since mount."""
+    return lambda p: p["gc"][i]
+
+
 def busy(p):
     return p["busy"]
 
@@ -80,15 +85,23 @@ def overall_tables(sm):
 
     if runs(sm, "ycsb"):
         w = Table("Writes and GC on YCSB-A, MiB (Fig. 11, 12): -D device, -U RocksDB's flushes and "
-                  "compactions, GC relocated",
-                  ["system", "-D", "-U", "GC relocated", "GC runs", "GC seconds"],
+                  "compactions, GC relocated during YCSB-A and since the load began",
+                  ["system", "-D", "-U", "GC relocated", "GC runs", "GC seconds", "GC relocated, load + A"],
                   note="Paper: -U of LDP and SplitZNS equal, Gear and LLC more; SplitZNS migrates far "
                        "less than LDP.")
         for sys in setup.SYSTEMS:
             def mib(get):
                 return stat(per_run(sm, "ycsb", lambda r: field(r, sys, "ycsb-a", get)), 1)
+
+            def during(i, unit=1):
+                # zsbench's GC counters run since mount: YCSB-A's share is
+                # what they grew by over it.
+                def get(r):
+                    a, load = field(r, sys, "ycsb-a", gc_at(i)), field(r, sys, "ycsb-a-load", gc_at(i))
+                    return None if a is None or load is None else (a - load) / unit
+                return stat(per_run(sm, "ycsb", get), 1)
             w.add(sys, mib(lambda p: p["dw"] / MiB), mib(lambda p: p["uw"] / MiB),
-                  mib(lambda p: p["gc"][2] / MiB), mib(lambda p: p["gc"][0]), mib(lambda p: p["gc"][3]))
+                  during(2, MiB), during(0), during(3), mib(lambda p: p["gc"][2] / MiB))
         out.append(w)
 
     b = Table("Device busy fraction per phase (near 1: the device is the bottleneck; low: RocksDB's "
