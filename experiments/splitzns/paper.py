@@ -62,7 +62,7 @@ DEPARTURES = [
      "and its trees then hold 41.95-41.97 GiB (5.3), 52% of the SSD; our load writes each key once, "
      "uncompressed, so it loads 41.96 GiB / K of pairs to leave the same share. (The question was "
      "raised by uncounted timing=none runs at 50 GiB / K that failed writes for space; the setting "
-     "follows the paper's numbers, and no counted run exists at either size.)"),
+     "follows the paper's numbers and was set before the first counted run.)"),
     ("16 B keys, 1 KiB values.", "Section 5 does not give them; section 3's runs use these."),
     ("RocksDB 7.8.3, not 7.6.0 with ZenFS.", "Unmodified Debian RocksDB on zfs; no compression "
      "(zsbench's values are nearly constant bytes); the info LOG and MANIFEST share the volume, "
