@@ -288,21 +288,20 @@ TEST_F(SubzoneGcTest, GcOfAWideZoneSplitsNoZoneWhenOnlyItsReserveIsLeft) {
   // device).
   FormatAndMount({OpenDev(SplitUri(10))}, {.placement = std::make_shared<SubzonePolicy>()});
   const auto& dev = devs_[0];
-  auto* vol = &vol_;
   std::map<std::string, uint64_t> files;
   auto write = [&](const std::string& path, uint64_t size) {
-    ASSERT_OK(WriteFile(**vol, path, Pattern(std::hash<std::string>()(path), size),
+    ASSERT_OK(WriteFile(*vol_, path, Pattern(std::hash<std::string>()(path), size),
                         {.name = path, .kind = FileKind::kSst}));
     files[path] = size;
   };
-  auto empty = [&] { return (*vol)->Space()[0].empty_zones; };
+  auto empty = [&] { return vol_->Space()[0].empty_zones; };
   int i = 0;
   while (empty() > 1) write(absl::StrCat("/w", i++), 1 << 20);
   // The zone now being filled takes the subzone file, then wide files
   // until it is full.
   write("/sub-in-wide", 512 << 10);
   const uint32_t victim = [&] {
-    for (const FileInfo& f : (*vol)->Files()) {
+    for (const FileInfo& f : vol_->Files()) {
       if (f.names[0] == "/sub-in-wide") return f.extents.at(0).zone;
     }
     return UINT32_MAX;
@@ -312,7 +311,7 @@ TEST_F(SubzoneGcTest, GcOfAWideZoneSplitsNoZoneWhenOnlyItsReserveIsLeft) {
   // Fill the victim exactly: one wide file that lives on, one that dies.
   write("/w-live", 1 << 20);
   uint64_t left = 0;
-  for (const ZoneReport& z : (*vol)->Zones()) {
+  for (const ZoneReport& z : vol_->Zones()) {
     if (z.zone.index == victim) left = z.zone.capacity - z.written_bytes;
   }
   ASSERT_GT(left, 0u);
@@ -320,24 +319,24 @@ TEST_F(SubzoneGcTest, GcOfAWideZoneSplitsNoZoneWhenOnlyItsReserveIsLeft) {
   ASSERT_EQ(dev->ReportZone(victim)->state, device::ZoneState::kFull);
   ASSERT_EQ(empty(), 1u);
   // Most of the victim dies; the wide file and the subzone file live on.
-  for (const FileInfo& f : (*vol)->Files()) {
+  for (const FileInfo& f : vol_->Files()) {
     const std::string& path = f.names[0];
     if (path == "/sub-in-wide" || path == "/w-live") continue;
     bool in_victim = false;
     for (const ExtentInfo& x : f.extents) in_victim |= x.zone == victim;
     if (!in_victim) continue;
-    ASSERT_OK((*vol)->Delete(path));
+    ASSERT_OK(vol_->Delete(path));
     files.erase(path);
   }
   const uint64_t splits = dev->Stats().zone_splits;
-  auto gc = (*vol)->CollectGarbage(/*force=*/true);
+  auto gc = vol_->CollectGarbage(/*force=*/true);
   ASSERT_TRUE(gc.ok()) << gc.status();
   EXPECT_GE(gc->zones_reclaimed, 1u);
   EXPECT_EQ(dev->Stats().zone_splits, splits);
   EXPECT_GE(empty(), 1u);
-  ExpectFilesIntact(**vol, files);
-  ExpectConsistent(**vol);
-  ExpectNoLeakedSpace(**vol);
+  ExpectFilesIntact(*vol_, files);
+  ExpectConsistent(*vol_);
+  ExpectNoLeakedSpace(*vol_);
 }
 
 TEST_F(SubzoneTest, FilesInSubzonesSurviveRemount) {
