@@ -39,6 +39,13 @@ LEVELS = 7
 GC_THRESHOLD = 0.2            # 2.3: GC when free space falls under 20%
 # zfs's own zones on the disk: the label and two metadata zones.
 OVERHEAD_ZONES = 3
+# Zones for what the paper keeps off the shingled zones (its WAL, MANIFEST
+# and info LOG live on a file system of their own; its 280 zones hold
+# SSTs only): here they share the disk, so it gets their zones on top of
+# the paper's share. The WAL's writing zone and one whose old logs are not
+# yet all deleted, the same for the MANIFEST and info LOG (each capped at
+# a quarter zone), and the small files' zone (docs/geardb.md, "1.").
+NON_SST_ZONES = 5
 # Unique keys of n uniform random draws from n keys (db_bench's fillrandom,
 # the paper's random load): 1 - 1/e of n. YCSB's load and fillseq write
 # every key once.
@@ -84,7 +91,7 @@ def parse_spec(spec):
 
 
 def device(s, zones):
-    return (f"emu:st13125nm007?zones={zones + OVERHEAD_ZONES}&scale=1/{s['scale']}"
+    return (f"emu:st13125nm007?zones={zones + NON_SST_ZONES + OVERHEAD_ZONES}&scale=1/{s['scale']}"
             f"&timing={s['timing']}")
 
 

@@ -35,9 +35,9 @@ class SetupTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             setup.volume_config(s, "leveldb", 18)
 
-    def test_the_drive_is_the_papers_with_zfs_zones_added(self):
+    def test_the_drive_is_the_papers_with_zfs_and_non_sst_zones_added(self):
         dev = setup.volume_config(settings(scale=64), "geardb", 18)["devices"][0]
-        self.assertEqual(dev, "emu:st13125nm007?zones=21&scale=1/64&timing=real")
+        self.assertEqual(dev, "emu:st13125nm007?zones=26&scale=1/64&timing=real")  # 18 + 5 + 3
 
     def test_sizes_keep_the_papers_proportions(self):
         s = settings(scale=64, share=16)

@@ -20,6 +20,7 @@ constexpr const char* kParams =
     "zones=N, scale=1/K or a fraction, conv=N (conventional zones), "
     "max_open=N, max_active=N, file=PATH (persistent backing), "
     "timing=real|sim|none, write_cache=BYTES (a disk's write-back cache; 0: off), "
+    "positioning=1/K or a fraction (a disk's seek and rotational waits times it), "
     "slc=host|device|none (an SLC/QLC SSD: HZNS zones, DM Hybrid, pure QLC), "
     "slc_idle_ms=N, slc_idle_target=P (DM Hybrid's idle migration), "
     "ring=on|off, prefetch=on|off, read_sched=on|off (SplitZNS's SubZone Ring, Read "
@@ -49,7 +50,8 @@ absl::StatusOr<uint64_t> ParseCount(const std::string& uri, const std::string& k
   return v;
 }
 
-absl::StatusOr<double> ParseScale(const std::string& uri, const std::string& value) {
+absl::StatusOr<double> ParseScale(const std::string& uri, const std::string& value,
+                                  const std::string& key = "scale") {
   double v = 0;
   std::vector<std::string> parts = absl::StrSplit(value, '/');
   if (parts.size() == 2) {
@@ -61,7 +63,7 @@ absl::StatusOr<double> ParseScale(const std::string& uri, const std::string& val
     v = 0;
   }
   if (!(v > 0 && v <= 1)) {
-    return BadUri(uri, absl::StrCat("scale='", value, "' must be a fraction in (0, 1], like 1/64"));
+    return BadUri(uri, absl::StrCat(key, "='", value, "' must be a fraction in (0, 1], like 1/64"));
   }
   return v;
 }
@@ -120,6 +122,11 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
       auto v = ParseScale(uri, value);
       if (!v.ok()) return v.status();
       scale = *v;
+    } else if (key == "positioning") {
+      if (!preset->is_disk) return BadUri(uri, "positioning applies to disk presets only");
+      auto v = ParseScale(uri, value, key);
+      if (!v.ok()) return v.status();
+      disk.positioning_scale = *v;
     } else if (key == "write_cache") {
       if (!preset->is_disk) return BadUri(uri, "write_cache applies to disk presets only");
       if (preset->media_cache_bytes > 0) {

@@ -35,16 +35,17 @@ uint64_t DiskTiming::MediaTransfer(uint64_t earliest, uint64_t offset, uint64_t 
   uint64_t positioned = begin;
   if (offset != next_offset_) {
     const double target = static_cast<double>(offset) / static_cast<double>(capacity_);
-    positioned += SeekNs(std::fabs(target - head_pos_));
+    const uint64_t seek = SeekNs(std::fabs(target - head_pos_));
     // Wait for the target sector to come under the head. A sector's angle
     // follows from how many tracks' worth of bytes precede it.
     const uint64_t rev = RevolutionNs();
     const double track_bytes = rate * static_cast<double>(rev) / 1e9;
     const double sector_angle = std::fmod(static_cast<double>(offset) / track_bytes, 1.0);
     const double head_angle =
-        static_cast<double>(positioned % rev) / static_cast<double>(rev);
+        static_cast<double>((positioned + seek) % rev) / static_cast<double>(rev);
     const double wait = std::fmod(sector_angle - head_angle + 1.0, 1.0);
-    positioned += static_cast<uint64_t>(wait * static_cast<double>(rev));
+    const double positioning = static_cast<double>(seek) + wait * static_cast<double>(rev);
+    positioned += static_cast<uint64_t>(positioning * params_.positioning_scale);
   }
   const uint64_t done = positioned + transfer;
   head_.Reserve(begin, done - begin);

@@ -21,6 +21,12 @@ struct DiskParams {
   uint64_t min_seek_ns = 600'000;
   uint64_t full_seek_ns = 8'000'000;
   uint64_t command_ns = 50'000;
+  // Seek and rotational waits are multiplied by this (1: the drive's). A
+  // device scaled down by K shrinks zones and files but not positioning,
+  // so a file K times smaller pays the same seek for K times less
+  // transfer; positioning = 1/K keeps the real drive's ratio of
+  // positioning to transfer per file and per zone (docs/emulator.md).
+  double positioning_scale = 1.0;
   // Write-back cache (0: write-through). A cached write completes once it
   // crossed the host link; the head writes it later (destage), one zone's
   // dirty run at a time: on a cache flush, when the cache is full, or while

@@ -25,36 +25,43 @@ namespace {
 constexpr absl::Duration kPollPeriod = absl::Milliseconds(100);
 
 // Wakes the driver when a flush completes: a step may be due. It is also
-// LevelDB's write stop, which RocksDB drops with automatic compactions
-// off: while L0 holds level0_stop_writes_trigger SSTs, the writer that
-// sealed a full MemTable waits here (RocksDB calls OnMemTableSealed on the
-// writing thread, without its DB mutex), so writes stop until the
-// driver's active compaction empties L0 (`hold` returns when it may go
-// on). Not on a flush thread: a flush holds its output's file number
-// among RocksDB's pending outputs until it returns, and RocksDB deletes no
-// obsolete SST numbered above it meanwhile, so every SST the driver's
-// steps made obsolete during the stop stayed on the disk.
+// LevelDB's write slowdown and write stop, which RocksDB drops with
+// automatic compactions off. The writer that sealed a full MemTable waits
+// here (RocksDB calls OnMemTableSealed on the writing thread, without its
+// DB mutex): while L0 holds level0_stop_writes_trigger SSTs until the
+// driver's active compaction empties L0, and from
+// level0_slowdown_writes_trigger on for 1 ms per entry of the sealed
+// MemTable (`hold` returns when it may go on). Not on a flush thread: a
+// flush holds its output's file number among RocksDB's pending outputs
+// until it returns, and RocksDB deletes no obsolete SST numbered above it
+// meanwhile, so every SST the driver's steps made obsolete during the
+// stop stayed on the disk.
 class WakeListener : public rocksdb::EventListener {
  public:
-  WakeListener(std::function<void()> wake, std::function<void()> hold)
+  WakeListener(std::function<void()> wake, std::function<void(uint64_t entries)> hold)
       : wake_(std::move(wake)), hold_(std::move(hold)) {}
   const char* Name() const override { return "ZoneStackGearWake"; }
   // Empty, so the OPTIONS files RocksDB writes leave it out (as the hint
   // listener's): re-read, the name would make nothing.
   std::string GetId() const override { return ""; }
   void OnFlushCompleted(rocksdb::DB* /*db*/, const rocksdb::FlushJobInfo&) override { wake_(); }
-  void OnMemTableSealed(const rocksdb::MemTableInfo&) override {
+  void OnMemTableSealed(const rocksdb::MemTableInfo& info) override {
     wake_();
-    hold_();
+    hold_(info.num_entries);
   }
 
  private:
   const std::function<void()> wake_;
-  const std::function<void()> hold_;
+  const std::function<void(uint64_t entries)> hold_;
 };
 
 // How often a held writer looks at L0 again.
 constexpr absl::Duration kHoldPeriod = absl::Milliseconds(2);
+// LevelDB's write slowdown (DBImpl::MakeRoomForWrite): from
+// kL0_SlowdownWritesTrigger files in L0 on, each write sleeps 1 ms once.
+// Held at the seal, a MemTable's writes pay it together: the same delay
+// per write on average, a burst of them at once.
+constexpr absl::Duration kSlowdownPerWrite = absl::Milliseconds(1);
 
 // Cuts a compaction's output where a window's key slice begins, so that an
 // SST lies in one window only (docs/geardb.md, "2. Compaction windows").
@@ -123,7 +130,7 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
       s->wake = true;
     }
   };
-  auto hold = [signal]() {
+  auto hold = [signal](uint64_t entries) {
     bool counted = false;
     uint64_t failures = 0;
     {
@@ -148,22 +155,36 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
       const uint64_t stop = static_cast<uint64_t>(std::max(0, o.level0_stop_writes_trigger));
       const uint64_t trigger =
           static_cast<uint64_t>(std::max(1, o.level0_file_num_compaction_trigger));
+      const uint64_t slowdown = static_cast<uint64_t>(std::max(0, o.level0_slowdown_writes_trigger));
       // String properties: GetIntProperty does not know them. The sealed
       // MemTables not yet flushed will land in L0 too, and the next one
       // the writer fills may be flushed by a flush already scheduled,
       // even while it is held: hold while L0 and the sealed MemTables
       // reach the stop trigger (LevelDB waits before its next switch
       // while L0 is at the trigger), so L0 never exceeds it; but only
-      // while L0 holds
-      // enough for the driver's active compaction (else nothing would
-      // empty it: the sealed MemTables flush only once the writer goes
-      // on).
+      // while L0 holds enough for the driver's active compaction (else
+      // nothing would empty it: the sealed MemTables flush only once the
+      // writer goes on).
       std::string l0_text, imm_text;
       uint64_t l0 = 0, imm = 0;
       if (stop == 0 || !db->GetProperty("rocksdb.num-files-at-level0", &l0_text) ||
           !absl::SimpleAtoi(l0_text, &l0) ||
           !db->GetProperty("rocksdb.num-immutable-mem-table", &imm_text) ||
-          !absl::SimpleAtoi(imm_text, &imm) || l0 + imm < stop || l0 < trigger) {
+          !absl::SimpleAtoi(imm_text, &imm)) {
+        return;
+      }
+      if (l0 + imm < stop || l0 < trigger) {
+        // Not stopped (or no longer): slowed once, for this MemTable's
+        // writes, if L0 is at the slowdown trigger.
+        if (!counted && slowdown > 0 && l0 >= slowdown && entries > 0) {
+          {
+            auto s = signal.lock();
+            if (!s) return;
+            absl::MutexLock l(&s->mu);
+            ++s->write_slowdowns;
+          }
+          absl::SleepFor(kSlowdownPerWrite * static_cast<int64_t>(entries));
+        }
         return;
       }
       auto s = signal.lock();
@@ -324,6 +345,7 @@ GearDriver::Snapshot GearDriver::Take() {
   {
     absl::MutexLock l(&signal_->mu);
     counters_->Set("write_stops", static_cast<int64_t>(signal_->write_stops));
+    counters_->Set("write_slowdowns", static_cast<int64_t>(signal_->write_slowdowns));
   }
   return snap;
 }

@@ -115,6 +115,8 @@ class GearDriver {
     uint64_t failures ABSL_GUARDED_BY(mu) = 0;      // wakes whose steps failed
     // Writers the listener held at L0's stop trigger (LevelDB's write stop).
     uint64_t write_stops ABSL_GUARDED_BY(mu) = 0;
+    // Sealed MemTables whose writes were slowed (LevelDB's write slowdown).
+    uint64_t write_slowdowns ABSL_GUARDED_BY(mu) = 0;
     absl::Status last_error ABSL_GUARDED_BY(mu);
   };
   const std::shared_ptr<Signal> signal_ = std::make_shared<Signal>();

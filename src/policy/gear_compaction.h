@@ -58,11 +58,13 @@ struct GearOptions {
   // Passive compactions (3.3's cascade) after a window or active step.
   // false: window steps only (docs/geardb.md, "What differs").
   bool cascade = true;
-  // The zones of a level from whole_window_levels on hold SSTs of one key
-  // slice only (a placement group per level and slice), so that a
-  // window's zones die whole when its sweep passes them. false: one group
-  // per level, whose writing zone takes the runs of every slice.
-  bool window_zones = true;
+  // false (the paper, 3.2): one zone group per level, whose one writing
+  // zone takes the runs of every slice. true (ours): the zones of a level
+  // from whole_window_levels on hold SSTs of one key slice only (a
+  // placement group per level and slice), so that a window's zones die
+  // whole when its sweep passes them; each group then holds whole zones
+  // of its own, k writing zones per level (docs/geardb.md).
+  bool window_zones = false;
 };
 
 // One data zone holding SSTs of one level.

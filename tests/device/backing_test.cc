@@ -630,7 +630,7 @@ TEST(OpenDeviceTest, UnknownParameterListsTheParameters) {
   EXPECT_EQ(dev.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(Contains(dev.status(), "unknown parameter 'colour'")) << dev.status();
   for (const char* p : {"zones=", "scale=", "conv=", "max_open=", "max_active=",
-                        "file=", "timing=", "write_cache="}) {
+                        "file=", "timing=", "write_cache=", "positioning="}) {
     EXPECT_TRUE(Contains(dev.status(), p)) << p << ": " << dev.status();
   }
 }
@@ -672,6 +672,29 @@ TEST(OpenDeviceTest, WriteCacheIsForDisksOnly) {
   ASSERT_OK((*disk)->Flush({}));
   EXPECT_EQ((*disk)->Stats().destages, 1u);
   EXPECT_GT((*disk)->Stats().busy_ns.at("head"), 1'000'000u);
+}
+
+TEST(OpenDeviceTest, PositioningIsForDisksAndShortensTheHeadsMoves) {
+  auto ssd = OpenDevice("emu:zn540?zones=4&timing=none&positioning=1/64");
+  ASSERT_FALSE(ssd.ok());
+  EXPECT_TRUE(Contains(ssd.status(), "disk presets only")) << ssd.status();
+  auto bad = OpenDevice("emu:st13125nm007?zones=4&positioning=2");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(Contains(bad.status(), "positioning='2' must be a fraction")) << bad.status();
+
+  // The same far write costs the head less with positioning scaled down.
+  uint64_t busy[2] = {0, 0};
+  const char* uris[2] = {"emu:st13125nm007?zones=8&scale=1/1024&timing=sim",
+                         "emu:st13125nm007?zones=8&scale=1/1024&timing=sim&positioning=1/64"};
+  for (int i = 0; i < 2; ++i) {
+    auto disk = OpenDevice(uris[i]);
+    ASSERT_TRUE(disk.ok()) << disk.status();
+    std::vector<uint8_t> data(64 * KiB, 7);
+    ASSERT_OK((*disk)->Write(6 * (*disk)->info().zone_size, data, {}));
+    busy[i] = (*disk)->Stats().busy_ns.at("head");
+  }
+  EXPECT_GT(busy[0], 1'000'000u);  // a seek over most of the stroke
+  EXPECT_LT(busy[1], busy[0] / 4);
 }
 
 TEST(OpenDeviceTest, ScaledPresetHasTheScaledGeometry) {

@@ -149,6 +149,31 @@ TEST(DiskTimingTest, NonContinuingRequestPaysSeekAndRotation) {
   EXPECT_LT(done, submit + kCmd + seek + kRev + TransferNs(target, kMB));
 }
 
+// positioning_scale multiplies the seek and the rotational wait, and
+// leaves the command and the transfer as they were.
+TEST(DiskTimingTest, PositioningScaleShrinksSeekAndRotationOnly) {
+  DiskParams quick = SmallDisk();
+  quick.positioning_scale = 0.125;
+  DiskTiming t(quick, kCapacity);
+  const uint64_t first = t.Schedule(Req(IoOp::kRead, 0, kMB), 0);
+  EXPECT_NEAR(static_cast<double>(first),
+              static_cast<double>(kCmd) + 0.125 * static_cast<double>(RotationNs(0, kCmd)) +
+                  static_cast<double>(TransferNs(0, kMB)),
+              2.0);
+  const uint64_t target = kCapacity / 4;
+  const uint64_t submit = first + 1'234'567;
+  const uint64_t seek = Seek(Pos(target) - Pos(kMB));
+  const double positioning =
+      static_cast<double>(seek + RotationNs(target, submit + kCmd + seek));
+  const uint64_t done = t.Schedule(Req(IoOp::kRead, target, kMB), submit);
+  EXPECT_NEAR(static_cast<double>(done),
+              static_cast<double>(submit + kCmd + TransferNs(target, kMB)) + 0.125 * positioning,
+              2.0);
+  // A stream pays no positioning, scaled or not.
+  EXPECT_EQ(t.Schedule(Req(IoOp::kRead, target + kMB, kMB), done),
+            done + kCmd + TransferNs(target + kMB, kMB));
+}
+
 TEST(DiskTimingTest, TwoReadersSubmittedTogetherSerializeOnTheHead) {
   const uint64_t a_off = 0, b_off = kCapacity / 2;
   DiskTiming alone(SmallDisk(), kCapacity);

@@ -219,5 +219,46 @@ TEST_F(GearDbTest, WritesStopAtTheL0StopTrigger) {
   CheckModel(db->get(), model);
 }
 
+// LevelDB's write slowdown, which RocksDB drops with automatic compactions
+// off: from level0_slowdown_writes_trigger SSTs in L0 on, the writer that
+// seals a MemTable sleeps 1 ms per entry in it; with the trigger at the
+// stop trigger, never (the stop holds the writer instead).
+TEST_F(GearDbTest, WritesSlowDownFromTheL0SlowdownTrigger) {
+  for (const int slowdown : {2, 36}) {
+    WriteConfig(R"({"name": "geardb", "k": 4})");
+    rocksdb::Options o = GearOptions();
+    o.level0_slowdown_writes_trigger = slowdown;
+    o.level0_stop_writes_trigger = 36;
+    auto db = OpenDb(config_, "/db" + std::to_string(slowdown), o);
+    ASSERT_TRUE(db.ok()) << db.status();
+    Model model;
+    uint64_t most = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 200; ++i) {
+      Fill(db->get(), 50, 1024, 4000, 1000 + i, &model);
+      rocksdb::ColumnFamilyMetaData meta;
+      (*db)->GetColumnFamilyMetaData(&meta);
+      most = std::max<uint64_t>(most, meta.levels[0].files.size());
+    }
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+    ASSERT_FALSE(HasFailure());
+    const auto counters = PartsOf(**db)->scheme->counters();
+    const int64_t slowed = counters.contains("write_slowdowns") ? counters.at("write_slowdowns") : -1;
+    std::cout << "slowdown trigger " << slowdown << ": most L0 SSTs seen " << most
+              << ", slowed MemTables " << slowed << ", " << ms << " ms\n";
+    if (slowdown == o.level0_stop_writes_trigger) {
+      EXPECT_EQ(slowed, 0);
+    } else {
+      EXPECT_GT(slowed, 0);
+      // Each slowed MemTable held its writer at least 1 ms per entry.
+      EXPECT_GE(ms, slowed);
+    }
+    CheckModel(db->get(), model);
+    ASSERT_TRUE((*db)->Close().ok());
+  }
+}
+
 }  // namespace
 }  // namespace zonestack::rocks

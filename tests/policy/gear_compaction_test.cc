@@ -388,7 +388,9 @@ TEST(GearDbSchemeTest, SmallLongLivedFilesHaveAGroupApartFromTheManifestAndLog) 
 // Window zones: a windowed level's SSTs go to the group of the driver's
 // current window (key slice); whole-window levels keep one group.
 TEST(GearDbSchemeTest, AWindowedLevelHasAGroupPerWindow) {
-  auto s = MakeScheme("geardb");
+  auto windowed = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"window_zones", true}});
+  ASSERT_TRUE(windowed.ok()) << windowed.status();
+  auto s = MakeScheme(*windowed);
   ASSERT_TRUE(s.ok()) << s.status();
   const std::vector<DeviceView> devices = {testing::Ssd(100, 50)};
   auto setup = (*s)->gear();
@@ -404,10 +406,8 @@ TEST(GearDbSchemeTest, AWindowedLevelHasAGroupPerWindow) {
   }
   EXPECT_EQ(l2_groups.size(), 4u);
   EXPECT_EQ(l1_groups, (std::set<uint32_t>{GearGroup(1, 0)}));
-  // "window_zones": false keeps one group per level.
-  auto c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"window_zones", false}});
-  ASSERT_TRUE(c.ok()) << c.status();
-  auto one = MakeScheme(*c);
+  // The default (the paper's) keeps one group per level.
+  auto one = MakeScheme("geardb");
   ASSERT_TRUE(one.ok());
   (*one)->gear()->window->store(3);
   EXPECT_EQ((*one)->Place(testing::SstHint(40, 2), devices).group, GearGroup(2, 0));
@@ -421,7 +421,7 @@ TEST(GearDbSchemeTest, OptionsAreChecked) {
   EXPECT_EQ((*s)->gear()->options.k, 8u);
   EXPECT_TRUE((*s)->gear()->options.sweep_gaps);
   EXPECT_TRUE((*s)->gear()->options.cascade);
-  EXPECT_TRUE((*s)->gear()->options.window_zones);
+  EXPECT_FALSE((*s)->gear()->options.window_zones);
   c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"sweep_gaps", false}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE((*MakeScheme(*c))->gear()->options.sweep_gaps);

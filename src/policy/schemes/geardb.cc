@@ -47,8 +47,8 @@ const OptionTable<GearDbOptions>& GearTable() {
                  "true: a window step also rewrites the next level's SSTs of the window that "
                  "no victim overlaps, so its zones die whole; false: RocksDB's overlap only")
            .Bool("window_zones", &GearDbOptions::window_zones,
-                 "true: a windowed level's zones hold one window's (key slice's) SSTs each; "
-                 "false: one zone group per level")
+                 "false (the paper): one zone group per level; true (ours): a windowed "
+                 "level's zones hold one window's (key slice's) SSTs each")
            .Bool("cascade", &GearDbOptions::cascade,
                  "true: passive compactions carry new outputs on into the next level's window "
                  "(GearDB 3.3); false: window compactions only")
