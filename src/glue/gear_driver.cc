@@ -131,7 +131,9 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
     }
   };
   auto hold = [signal](uint64_t entries) {
-    bool counted = false;
+    bool counted = false;  // held at the stop trigger
+    bool slowed = false;   // slowed at the slowdown trigger
+    absl::Duration delay = kSlowdownPerWrite * static_cast<int64_t>(entries);
     uint64_t failures = 0;
     {
       auto s = signal.lock();
@@ -174,18 +176,23 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
         return;
       }
       if (l0 + imm < stop || l0 < trigger) {
-        // Not stopped (or no longer): slowed once, for this MemTable's
-        // writes, if L0 is at the slowdown trigger.
-        if (!counted && slowdown > 0 && l0 >= slowdown && entries > 0) {
-          {
-            auto s = signal.lock();
-            if (!s) return;
-            absl::MutexLock l(&s->mu);
-            ++s->write_slowdowns;
-          }
-          absl::SleepFor(kSlowdownPerWrite * static_cast<int64_t>(entries));
-        }
-        return;
+        // Not stopped (or no longer): slowed for this MemTable's writes
+        // while L0 stays at the slowdown trigger, in steps of kHoldPeriod
+        // so that L0 falling below it, or the driver stopping, ends the
+        // delay (a large MemTable's delay comes in one piece otherwise).
+        if (counted || slowdown == 0 || l0 < slowdown || entries == 0) return;
+        auto s = signal.lock();
+        if (!s) return;
+        absl::MutexLock l(&s->mu);
+        if (!s->started || s->stop) return;
+        if (!slowed) ++s->write_slowdowns;
+        slowed = true;
+        if (delay <= absl::ZeroDuration()) return;
+        const absl::Duration step = std::min(delay, kHoldPeriod);
+        delay -= step;
+        auto stopping = [&s]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return s->stop; };
+        s->mu.AwaitWithTimeout(absl::Condition(&stopping), step);
+        continue;
       }
       auto s = signal.lock();
       if (!s) return;

@@ -221,7 +221,7 @@ TEST_F(GearDbTest, WritesStopAtTheL0StopTrigger) {
 
 // LevelDB's write slowdown, which RocksDB drops with automatic compactions
 // off: from level0_slowdown_writes_trigger SSTs in L0 on, the writer that
-// seals a MemTable sleeps 1 ms per entry in it; with the trigger at the
+// seals a MemTable waits up to 1 ms per entry in it; with the trigger at the
 // stop trigger, never (the stop holds the writer instead).
 TEST_F(GearDbTest, WritesSlowDownFromTheL0SlowdownTrigger) {
   for (const int slowdown : {2, 36}) {
