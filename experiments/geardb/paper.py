@@ -15,7 +15,7 @@ HM-SMR drive (the paper's, real-time timing) under RocksDB 7.8.3 with
 LevelDB 1.19's defaults, sizes divided by K and a 1/D slice of the drive
 and the data (`experiments/geardb/setup.py`). The systems
 (`docs/geardb.md`): **geardb**, the `geardb` scheme (per-level zones,
-windows of 1/k of the key range, gear compaction by the glue's driver,
+windows by age, gear compaction by the glue's driver,
 no GC); **ldb-greedy** and **ldb-cb**, RocksDB's default leveled
 compaction on the `log` layout (SSTs of every level share zones) with
 zfs's GC at the paper's 20% threshold, greedy or cost-benefit victims;
@@ -33,7 +33,8 @@ OPTIONS = [
     Option("records", 0, "records of every load; 0 = 20 M / (K D)", "20,000,000"),
     Option("ops", 0, "operations of each YCSB A-E run phase; 0 = 1 M / (K D)",
            "not stated (its read test: 1 M)"),
-    Option("k", 4, "geardb's window: 1/k of the key range (the paper: of a level's zones)", "4"),
+    Option("k", 4, "geardb's window: a level's oldest 1/k, ahead of the level above's sweep "
+           "(the paper: 1/k of a level's zones in rotation)", "4"),
     Option("gc_threshold", 0.2, "the baselines' GC threshold (free zones' share)", "20%"),
     Option("threads", 1, "client threads", "1 (db_bench's default)"),
     Option("bg_jobs", 2, "RocksDB max_background_jobs (one flush, one compaction)",
@@ -72,6 +73,11 @@ DEPARTURES = [
      "defaults (4 MB MemTable and SSTs, L1 10 MB, x10, L0 triggers 4/8/12, 7 levels) divided by K. "
      "RocksDB's default compaction priority (kMinOverlappingRatio) picks the file with the least "
      "overlap below, LevelDB's a round-robin pointer: `llc` runs RocksDB's round-robin priority."),
+    ("Windows by age, moved by the sweep.", "A level's window is its oldest 1/k of bytes, those "
+     "just ahead of the level above's cursor, and moves SST by SST as that cursor does rather than "
+     "by groups of zones (`docs/geardb.md`, 2.). Chosen after the key-slice windows of an earlier "
+     "version left zones partly dead in untimed and timed smoke loads; no counted run exists of "
+     "either."),
     ("Gear compaction as RocksDB allows it.", "`docs/geardb.md`: CompactFiles steps by a driver, "
      "the three-way split at SST granularity with the cascaded SSTs written twice, no zone move by "
      "metadata (a sequential load rewrites what GearDB dumps); LevelDB's write slowdown and stop "

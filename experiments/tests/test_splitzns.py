@@ -41,7 +41,7 @@ class SetupTest(unittest.TestCase):
         self.assertIn("ring=on&prefetch=on&read_sched=on", sz["devices"][0])
         self.assertEqual(setup.volume_config(s, "ldp")["scheme"], "ldp")
         self.assertNotIn("rocksdb", setup.volume_config(s, "ldp"))
-        self.assertEqual(setup.volume_config(s, "gear")["scheme"], {"name": "geardb", "gc": True, "window_zones": True})
+        self.assertEqual(setup.volume_config(s, "gear")["scheme"], {"name": "geardb", "gc": True, "windows": "key_slices", "window_zones": True})
         llc = setup.volume_config(s, "llc")
         self.assertEqual(llc["scheme"], "ldp")
         self.assertEqual(llc["rocksdb"], {"compaction_pri": "kRoundRobin"})
@@ -101,11 +101,11 @@ class SetupTest(unittest.TestCase):
         self.assertEqual(args[args.index("--dbbench-keys") + 1], "ycsb")
 
     def test_preflight_names_scheme_options_zsctl_does_not_list(self):
-        listed = "geardb\n    k   4\n    gc   false\n    window_zones   false\nsplitzns\n    subzone_min_level   4\n"
+        listed = "geardb\n    windows   \"age\"\n    k   4\n    gc   false\n    window_zones   false\nsplitzns\n    subzone_min_level   4\n"
         self.assertEqual(paper.preflight(paper.EXPERIMENTS["overall"], listed), [])
         self.assertEqual(paper.preflight(paper.EXPERIMENTS["breakdown"], listed), [])
         old = "geardb\n    k   4\nsplitzns\n"
-        self.assertEqual(len(paper.preflight(paper.EXPERIMENTS["overall"], old)), 2)  # gc and window_zones
+        self.assertEqual(len(paper.preflight(paper.EXPERIMENTS["overall"], old)), 3)  # gc, windows and window_zones
         self.assertIn("subzone_min_level", paper.preflight(paper.EXPERIMENTS["breakdown"], old)[0])
 
     def test_uniform_skew_is_a_uniform_mix(self):

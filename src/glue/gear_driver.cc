@@ -406,7 +406,7 @@ absl::Status GearDriver::Run(const policy::GearStep& step, const Snapshot& snap,
     counters_->Add("gap_steps", 1);
     counters_->Add("gap_bytes", static_cast<int64_t>(step.gap_bytes));
   }
-  if (step.cursor) windows_.Advance(step.input_level, *step.cursor);
+  windows_.Advance(step);
   if (step.kind == policy::GearStep::Kind::kPassive) {
     // Bytes written a second time because RocksDB cannot split one
     // compaction's output over two levels (docs/geardb.md).

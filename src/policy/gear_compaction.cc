@@ -105,7 +105,7 @@ void GearWindows::Update(const GearLevels& levels, const std::vector<GearZone>& 
     if (it == now.end() || it->second < written) ++zones_released_;
   }
   zones_ = std::move(now);
-  if (cuts_.empty() && options_.k > 1) {
+  if (cuts_.empty() && options_.k > 1 && options_.windows == GearWindowing::kKeySlices) {
     // One window over all keys until the tree is large enough to cut.
     Cut(levels);
     if (!cuts_.empty()) {
@@ -162,6 +162,46 @@ std::optional<std::string> GearWindows::Cursor(int level) const {
 }
 
 void GearWindows::Advance(int level, const std::string& key) { cursors_[{level, window_}] = key; }
+
+void GearWindows::Advance(const GearStep& step) {
+  if (step.cursor) Advance(step.input_level, *step.cursor);
+  if (options_.windows != GearWindowing::kAge) return;
+  const int below = step.output_level;
+  if (step.kind == GearStep::Kind::kActive) {
+    // All of L1 is new; the cascade may take what lies ahead of its cursor.
+    pulled_[below] = Pull{Cursor(below), Cursor(below)};
+    return;
+  }
+  if (!step.cursor) return;
+  // After a passive step of this level, the rest of the outputs ahead of
+  // it may still go down; after its own window step, none.
+  if (step.kind == GearStep::Kind::kPassive) {
+    pulled_[step.input_level].at = step.cursor;
+  } else {
+    pulled_.erase(step.input_level);
+  }
+  // Did the step sweep over the next level's cursor? A cursor at the
+  // start (none) is reached by a sweep from the start or to the end.
+  const std::optional<std::string> c = Cursor(below);
+  const bool passed = c ? (!step.from || *step.from <= *c) && (step.to_end || *c <= *step.cursor)
+                        : !step.from || step.to_end;
+  if (!passed) {
+    pulled_.erase(below);
+    return;
+  }
+  pulled_[below] = Pull{c, c};
+  if (step.to_end) {
+    cursors_.erase({below, window_});
+  } else {
+    cursors_[{below, window_}] = *step.cursor;
+  }
+}
+
+std::optional<GearWindows::Pull> GearWindows::Pulled(int level) const {
+  auto it = pulled_.find(level);
+  if (it == pulled_.end()) return std::nullopt;
+  return it->second;
+}
 
 uint64_t GearLimits::Limit(int level) const {
   if (level <= 0) return 0;
@@ -242,12 +282,14 @@ Pick WindowVictim(const GearLevels& levels, int level, const GearWindows& window
   }
   const GearSst& end = *candidates[last];
   step->cursor = end.largest;
+  step->from = cursor;
   const std::string from = cursor.value_or(std::string());  // "": the window's start
+  const bool window_end = last + 1 == candidates.size();
   if (options.sweep_gaps && static_cast<size_t>(below) < levels.size()) {
     // The next level's SSTs inside the window that no victim of this
     // sweep overlaps: between the cursor and the last victim, and after
     // the last victim of the window.
-    const bool window_end = last + 1 == candidates.size();
+    step->to_end = window_end;
     for (const GearSst& b : levels[below]) {
       // Over the window, straddlers of older cuts too: rewritten, they are
       // cut at the current ones.
@@ -295,11 +337,102 @@ std::optional<GearStep> WindowStep(const GearLevels& levels, GearWindows& window
       GearStep step;
       const Pick pick = WindowVictim(levels, level, windows, limits, options, &step);
       if (pick == Pick::kStep) return step;
-      if (pick == Pick::kBusy) break;
+      // By age, one window holds the whole level: nothing to rotate to.
+      if (pick == Pick::kBusy || options.windows == GearWindowing::kAge) break;
       windows.Rotate(levels);
     }
   }
   return std::nullopt;
+}
+
+// The cascade with age windows: the outputs of the step that carried
+// `level`'s cursor up, lying ahead of where the cursor was, go down while
+// they lie in the next level's window (its first 1/k of bytes ahead of
+// that point); each run of them is `level`'s next window step taken
+// early, with the next level's SSTs of its gaps, so that the next level
+// is still rewritten in the order its zones were written.
+std::vector<GearStep> AgeCascade(const GearLevels& levels, int level,
+                                 const std::vector<uint64_t>& outputs, const GearWindows& windows,
+                                 const GearLimits& limits, const GearOptions& options) {
+  const int below = level + 1;
+  const std::optional<GearWindows::Pull> pulled = windows.Pulled(level);
+  if (!pulled) return {};
+  const std::optional<std::string>& origin = pulled->origin;
+  const std::optional<std::string>& from = pulled->at;
+  auto ahead = [&](const GearSst& s) { return !from || *from < s.smallest; };
+  // The next level's window: its first 1/k of bytes ahead of `origin`;
+  // its last key, none when it reaches the level's end.
+  std::optional<std::string> window_last;
+  const uint64_t k = std::max<uint32_t>(1, options.k);
+  const uint64_t want = (LevelBytes(levels, below) + k - 1) / k;
+  // A whole-window level (whole_window_levels) has all of it.
+  const bool whole = below < static_cast<int>(options.whole_window_levels);
+  uint64_t in_window = 0;
+  for (size_t n = 0; !whole && n < levels[below].size(); ++n) {
+    const GearSst& b = levels[below][n];
+    if (origin && !(*origin < b.largest)) continue;
+    in_window += b.size;
+    if (in_window >= want) {
+      window_last = b.largest;
+      break;
+    }
+  }
+  const std::set<uint64_t> fresh(outputs.begin(), outputs.end());
+  std::vector<GearStep> steps;
+  GearStep run{.kind = GearStep::Kind::kPassive, .input_level = level, .output_level = below};
+  run.from = from;
+  auto close = [&] {
+    if (run.inputs.empty()) return;
+    const std::vector<uint64_t> victims = run.inputs;
+    std::vector<const GearSst*> taken;
+    for (const GearSst& s : levels[level]) {
+      if (std::find(victims.begin(), victims.end(), s.number) != victims.end()) taken.push_back(&s);
+    }
+    run.cursor = taken.back()->largest;
+    if (options.sweep_gaps) {
+      for (const GearSst& b : levels[below]) {
+        if (b.being_compacted || !(b.largest < *run.cursor) || (run.from && !(*run.from < b.smallest))) {
+          continue;
+        }
+        const bool overlapped = std::any_of(taken.begin(), taken.end(),
+                                            [&](const GearSst* s) { return Overlaps(*s, b); });
+        if (!overlapped) {
+          run.inputs.push_back(b.number);
+          run.gap_bytes += b.size;
+        }
+      }
+    }
+    steps.push_back(run);
+    run = GearStep{.kind = GearStep::Kind::kPassive, .input_level = level, .output_level = below};
+    run.from = steps.back().cursor;
+  };
+  // A run's SSTs and their overlap below stay within step_bytes, as a
+  // window step's: the step needs that much free space before its inputs
+  // die.
+  uint64_t run_bytes = 0;
+  for (const GearSst& s : levels[level]) {  // in key order
+    bool goes = false;
+    uint64_t bytes = 0;
+    if (fresh.contains(s.number) && !s.being_compacted && ahead(s) &&
+        (!window_last || !(*window_last < s.largest))) {
+      const Below r = Relation(s, levels, below, windows);
+      goes = !r.busy;
+      bytes = s.size + r.overlapping_bytes;
+    }
+    if (goes && !run.inputs.empty() && run_bytes + bytes > limits.step_bytes) {
+      close();
+      run_bytes = 0;
+    }
+    if (goes) {
+      run.inputs.push_back(s.number);
+      run_bytes += bytes;
+    } else if (ahead(s)) {
+      close();
+      run_bytes = 0;
+    }
+  }
+  close();
+  return steps;
 }
 
 }  // namespace
@@ -340,6 +473,9 @@ std::vector<GearStep> PlanCascade(const GearLevels& levels, int level,
   if (LevelBytes(levels, level) <= limits.Limit(level)) return {};
   const uint64_t window_bytes = limits.Limit(below) / std::max<uint32_t>(1, options.k);
   if (LevelBytes(levels, below) < window_bytes || LevelBytes(levels, below) == 0) return {};
+  if (options.windows == GearWindowing::kAge) {
+    return AgeCascade(levels, level, outputs, windows, limits, options);
+  }
   const std::set<uint64_t> fresh(outputs.begin(), outputs.end());
   std::vector<GearStep> steps;
   GearStep run{.kind = GearStep::Kind::kPassive, .input_level = level, .output_level = below};

@@ -44,7 +44,25 @@ inline int GearLevelOfGroup(uint32_t group) {
              : static_cast<int>((group - kGearFirstLevelGroup) % kGearLevelGroups);
 }
 
+// How levels' compaction windows are chosen (3.2); docs/geardb.md, "2.".
+enum class GearWindowing {
+  // The paper's windows by age, on RocksDB's key-ordered levels: each
+  // level from L1 on sweeps its SSTs in key order from a cursor, and a
+  // level's cursor is carried up to the level above's whenever that
+  // level's sweep passes it. A level's victims are then its oldest SSTs,
+  // those just ahead of where the level above last rewrote it, and its
+  // zones, written in the same order, die oldest first. L_(i+1)'s window
+  // is the first 1/k of its bytes ahead of L_i's cursor: the cascade's
+  // outputs go down only over it.
+  kAge,
+  // Ours: the key space cut into k slices of the largest level's bytes;
+  // every windowed level has the current slice as its window, and the
+  // window rotates slice by slice.
+  kKeySlices,
+};
+
 struct GearOptions {
+  GearWindowing windows = GearWindowing::kAge;
   uint32_t k = 4;  // a window is 1/k of a level's key range (3.2, Equation 2)
   // Levels below this have the whole level as their window (the paper:
   // L0 and L1, one zone each in its study).
@@ -64,6 +82,7 @@ struct GearOptions {
   // placement group per level and slice), so that a window's zones die
   // whole when its sweep passes them; each group then holds whole zones
   // of its own, k writing zones per level (docs/geardb.md).
+  // Only with kKeySlices windows.
   bool window_zones = false;
 };
 
@@ -88,17 +107,21 @@ struct GearSst {
 // RocksDB keeps them).
 using GearLevels = std::vector<std::vector<GearSst>>;
 
-// The compaction windows, by key range (3.2). The key space is cut into
+struct GearStep;
+
+// The compaction windows (3.2), by age or by key slices (GearWindowing).
+// By age: one slice (all keys) and a cursor per level, carried up by the
+// level above's sweep (Advance). By key slices: the key space is cut into
 // k slices holding about equal bytes of the largest level; every level
 // from whole_window_levels on has the same slice as its window, so a
 // victim inside one level's window overlaps only the next level's window
 // (3.3's confinement). The window rotates slice by slice (round robin);
 // after the last slice the cuts are taken again from the tree if the
-// slices no longer hold about equal bytes. Each level
-// sweeps its part of a window in key order from a cursor kept per level
-// and slice. Levels above whole_window_levels have the whole level as
-// their window; their victims are still taken inside the current slice
-// when the level below has windows. Not thread-safe: one driver owns it.
+// slices no longer hold about equal bytes. Each level sweeps its part of
+// a window in key order from a cursor kept per level and slice. Levels
+// above whole_window_levels have the whole level as their window; their
+// victims are still taken inside the current slice when the level below
+// has windows. Not thread-safe: one driver owns it.
 class GearWindows {
  public:
   explicit GearWindows(GearOptions options) : options_(options) {}
@@ -129,6 +152,20 @@ class GearWindows {
   // none at its start.
   std::optional<std::string> Cursor(int level) const;
   void Advance(int level, const std::string& key);
+  // A step ran: its input level's cursor moves to the step's. With age
+  // windows a window step of L_i that swept past L_(i+1)'s cursor carries
+  // that cursor up to its own (the part of L_(i+1) it passed is the
+  // newest now) and remembers where it was, for the cascade (Pulled).
+  void Advance(const GearStep& step);
+  // Age windows: where `level`'s cursor was before the last step of the
+  // level above carried it up (origin: the next level's window lies
+  // ahead of it), and how far passive steps since took that step's
+  // outputs on down (at); none when the cascade may take none of them.
+  // A none key is the start of the key space.
+  struct Pull {
+    std::optional<std::string> origin, at;
+  };
+  std::optional<Pull> Pulled(int level) const;
 
   uint64_t zones_released() const { return zones_released_; }
   uint64_t windows_released() const { return windows_released_; }
@@ -147,6 +184,7 @@ class GearWindows {
   std::string lo_;
   std::optional<std::string> hi_;
   std::map<std::pair<int, uint32_t>, std::string> cursors_;  // (level, slice)
+  std::map<int, Pull> pulled_;  // age windows: Pulled()
   std::map<ZoneKey, uint64_t> zones_;  // SST zones seen, with bytes written
   uint64_t zones_released_ = 0, windows_released_ = 0, windows_formed_ = 0, cuts_taken_ = 0;
 };
@@ -183,9 +221,14 @@ struct GearStep {
   std::vector<uint64_t> inputs;
   uint64_t out_of_window_bytes = 0;  // of SSTs below it outside the window
   uint64_t gap_bytes = 0;            // of the gap's SSTs
-  // A window step: the cursor of input_level once it succeeded
-  // (GearWindows::Advance).
+  // A window step (with age windows, a passive one too): the cursor of
+  // input_level once it succeeded (GearWindows::Advance)...
   std::optional<std::string> cursor;
+  // ... and what the step swept of input_level's key space: (from,
+  // cursor], from none = the start; to the end of the key space when
+  // to_end (it took the next level's SSTs after its last victim).
+  std::optional<std::string> from;
+  bool to_end = false;
 };
 const char* GearStepName(GearStep::Kind kind);
 

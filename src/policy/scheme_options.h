@@ -118,7 +118,16 @@ class OptionTable {
       }
       if (auto s = e->parse(value, &defaults); !s.ok()) return s;
     }
+    for (const auto& check : checks_) {
+      if (auto s = check(defaults); !s.ok()) return s;
+    }
     return defaults;
+  }
+
+  // A rule over several options, checked after they are all set.
+  OptionTable& Require(std::function<absl::Status(const T&)> check) {
+    checks_.push_back(std::move(check));
+    return *this;
   }
 
   // Every option of `options`, as a config object would give it.
@@ -158,6 +167,7 @@ class OptionTable {
   }
 
   std::vector<Entry> entries_;
+  std::vector<std::function<absl::Status(const T&)>> checks_;
 };
 
 }  // namespace zonestack::policy

@@ -58,8 +58,11 @@ class SchemeDbTest : public ::testing::Test {
   // ctest runs the tests of a suite side by side.
   std::string WriteConfigOn(const std::vector<std::string>& devices, const std::string& body) {
     const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    const std::string path = absl::StrCat(::testing::TempDir(), "/zs_", test->test_suite_name(),
-                                          "_", test->name(), "_", configs_.size(), ".json");
+    // A parameterized test's names hold slashes.
+    std::string name = absl::StrCat(test->test_suite_name(), "_", test->name());
+    std::replace(name.begin(), name.end(), '/', '_');
+    const std::string path =
+        absl::StrCat(::testing::TempDir(), "/zs_", name, "_", configs_.size(), ".json");
     std::ofstream out(path);
     out << "{\"devices\": [\"" << absl::StrJoin(devices, "\", \"") << "\"]"
         << (body.empty() ? "" : ", ") << body << "}";

@@ -9,6 +9,8 @@
 namespace zonestack::policy {
 namespace {
 
+constexpr GearWindowing kSlices = GearWindowing::kKeySlices;
+
 GearZone Zone(uint32_t zone, int level, std::vector<uint64_t> ssts, uint64_t written = 100) {
   return GearZone{.device = 0, .zone = zone, .level = level, .written_bytes = written,
                   .ssts = std::move(ssts)};
@@ -30,7 +32,7 @@ GearLevels EightSsts(int level = 2) {
 }
 
 TEST(GearWindowsTest, UntilTheTreeIsLargeEnoughOneWindowCoversAllKeys) {
-  GearWindows w({.k = 4, .whole_window_levels = 2});
+  GearWindows w({.windows = kSlices, .k = 4, .whole_window_levels = 2});
   GearLevels levels = {{}, {}, {Sst(1, "a", "b"), Sst(2, "c", "d"), Sst(3, "e", "f")}};
   w.Update(levels, {});
   EXPECT_EQ(w.slices(), 1u);  // three SSTs in the largest level, fewer than k
@@ -51,7 +53,7 @@ TEST(GearWindowsTest, UntilTheTreeIsLargeEnoughOneWindowCoversAllKeys) {
 }
 
 TEST(GearWindowsTest, TheWindowRotatesSliceBySliceAndIsRecutEachRound) {
-  GearWindows w({.k = 4, .whole_window_levels = 2});
+  GearWindows w({.windows = kSlices, .k = 4, .whole_window_levels = 2});
   GearLevels levels = EightSsts();
   w.Update(levels, {});
   const std::vector<std::pair<std::string, std::optional<std::string>>> ranges = {
@@ -88,7 +90,7 @@ TEST(GearWindowsTest, TheWindowRotatesSliceBySliceAndIsRecutEachRound) {
 }
 
 TEST(GearWindowsTest, CursorsArePerLevelAndWindow) {
-  GearWindows w({.k = 4, .whole_window_levels = 2});
+  GearWindows w({.windows = kSlices, .k = 4, .whole_window_levels = 2});
   GearLevels levels = EightSsts();
   w.Update(levels, {});
   EXPECT_FALSE(w.Cursor(2).has_value());
@@ -104,7 +106,7 @@ TEST(GearWindowsTest, CursorsArePerLevelAndWindow) {
 }
 
 TEST(GearWindowsTest, ZonesResetOrWrittenAgainAreCountedReleased) {
-  GearWindows w({.k = 2, .whole_window_levels = 1});
+  GearWindows w({.windows = kSlices, .k = 2, .whole_window_levels = 1});
   const GearLevels levels = EightSsts();
   w.Update(levels, {Zone(1, 2, {100, 101}, 500), Zone(2, 2, {102}, 500), Zone(3, 3, {103})});
   EXPECT_EQ(w.zones_released(), 0u);
@@ -176,14 +178,14 @@ struct Tree {
       {Sst(31, "a", "b", 3000), Sst(32, "c", "d", 3000), Sst(33, "m", "n", 3000),
        Sst(34, "p", "q", 3000)},
   };
-  GearWindows windows{{.k = 2, .whole_window_levels = 2}};
+  GearWindows windows{{.windows = kSlices, .k = 2, .whole_window_levels = 2}};
   Tree() { windows.Update(levels, {}); }
 };
 
 TEST(GearPlanTest, VictimsAreSweptInKeyOrderInsideTheWindow) {
   Tree t;
   ASSERT_EQ(t.windows.cuts(), (std::vector<std::string>{"m"}));
-  const GearOptions o{.k = 2};
+  const GearOptions o{.windows = kSlices, .k = 2};
   auto step = PlanStep(t.levels, t.windows, Limits(), o);
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->kind, GearStep::Kind::kWindow);
@@ -212,11 +214,11 @@ TEST(GearPlanTest, TheGapBetweenTheCursorAndTheVictimGoesWithIt) {
   Tree t;
   t.levels[2][0] = Sst(21, "c1", "c2", 50);  // after 11 ("a".."c"), before 12
   t.windows.Advance(1, "c");
-  auto step = PlanStep(t.levels, t.windows, Limits(), {.k = 2});
+  auto step = PlanStep(t.levels, t.windows, Limits(), {.windows = kSlices, .k = 2});
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->inputs, (std::vector<uint64_t>{12, 21, 22}));
   // Without sweep_gaps, RocksDB's overlap only.
-  step = PlanStep(t.levels, t.windows, Limits(), {.k = 2, .sweep_gaps = false});
+  step = PlanStep(t.levels, t.windows, Limits(), {.windows = kSlices, .k = 2, .sweep_gaps = false});
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->inputs, (std::vector<uint64_t>{12}));
   EXPECT_EQ(step->gap_bytes, 0u);
@@ -231,7 +233,7 @@ TEST(GearPlanTest, AWindowStepTakesVictimsInKeyOrderWithinStepBytes) {
   t.levels[2][0] = Sst(21, "c1", "c2", 50);  // between 11 and 12: no victim overlaps it
   GearLimits limits = Limits();
   limits.step_bytes = 40 + 40 + 50;  // 11 and 12 (with 20 below), not 13
-  auto step = PlanStep(t.levels, t.windows, limits, {.k = 2});
+  auto step = PlanStep(t.levels, t.windows, limits, {.windows = kSlices, .k = 2});
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->kind, GearStep::Kind::kWindow);
   EXPECT_EQ(step->inputs, (std::vector<uint64_t>{11, 12, 21, 22}));
@@ -239,7 +241,7 @@ TEST(GearPlanTest, AWindowStepTakesVictimsInKeyOrderWithinStepBytes) {
   EXPECT_EQ(step->gap_bytes, 100u);
   // One victim per step when a second one would not fit.
   limits.step_bytes = 40 + 40 + 49;
-  step = PlanStep(t.levels, t.windows, limits, {.k = 2});
+  step = PlanStep(t.levels, t.windows, limits, {.windows = kSlices, .k = 2});
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->inputs, (std::vector<uint64_t>{11}));
 }
@@ -247,7 +249,7 @@ TEST(GearPlanTest, AWindowStepTakesVictimsInKeyOrderWithinStepBytes) {
 TEST(GearPlanTest, ALevelWithNothingInTheWindowRotatesIt) {
   Tree t;
   t.levels[1] = {Sst(13, "n", "p", 120)};
-  auto step = PlanStep(t.levels, t.windows, Limits(), {.k = 2});
+  auto step = PlanStep(t.levels, t.windows, Limits(), {.windows = kSlices, .k = 2});
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(t.windows.window(), 1u);
   EXPECT_EQ(t.windows.windows_released(), 1u);
@@ -259,7 +261,7 @@ TEST(GearPlanTest, AVictimWithNothingBelowIsADump) {
   Tree t;
   t.levels[1] = {Sst(11, "a", "c", 120)};
   t.levels[2] = {Sst(23, "n", "o", 50)};
-  auto step = PlanStep(t.levels, t.windows, Limits(), {.k = 2});
+  auto step = PlanStep(t.levels, t.windows, Limits(), {.windows = kSlices, .k = 2});
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->kind, GearStep::Kind::kDump);
   EXPECT_EQ(step->inputs, (std::vector<uint64_t>{11}));
@@ -269,7 +271,7 @@ TEST(GearPlanTest, AVictimStraddlingTheWindowsEndIsOutOfWindow) {
   Tree t;
   // Cut before the cuts were taken: "k".."o" overlaps window 0 and 23.
   t.levels[1] = {Sst(14, "k", "o", 120)};
-  auto step = PlanStep(t.levels, t.windows, Limits(), {.k = 2});
+  auto step = PlanStep(t.levels, t.windows, Limits(), {.windows = kSlices, .k = 2});
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->kind, GearStep::Kind::kOutOfWindow);
   // With the window's L2 SSTs before it: no cursor yet, the sweep starts
@@ -281,11 +283,11 @@ TEST(GearPlanTest, AVictimStraddlingTheWindowsEndIsOutOfWindow) {
 TEST(GearPlanTest, ABusyVictimOrOverlapWaits) {
   Tree t;
   t.levels[2][0].being_compacted = true;  // 21, under victim 11
-  EXPECT_FALSE(PlanStep(t.levels, t.windows, Limits(), {.k = 2}).has_value());
+  EXPECT_FALSE(PlanStep(t.levels, t.windows, Limits(), {.windows = kSlices, .k = 2}).has_value());
   EXPECT_EQ(t.windows.window(), 0u);  // not rotated
   t.levels[2][0].being_compacted = false;
   t.levels[1][0].being_compacted = true;
-  EXPECT_FALSE(PlanStep(t.levels, t.windows, Limits(), {.k = 2}).has_value());
+  EXPECT_FALSE(PlanStep(t.levels, t.windows, Limits(), {.windows = kSlices, .k = 2}).has_value());
 }
 
 TEST(GearPlanTest, TheCascadeTakesOutputsOverTheNextWindowOrOverNothingInIt) {
@@ -300,13 +302,13 @@ TEST(GearPlanTest, TheCascadeTakesOutputsOverTheNextWindowOrOverNothingInIt) {
       {Sst(31, "a", "e", 2000), Sst(30, "m", "p", 2000), Sst(32, "q", "s", 2000),
        Sst(33, "t", "u", 2000)},
   };
-  GearWindows w({.k = 4, .whole_window_levels = 2});
+  GearWindows w({.windows = kSlices, .k = 4, .whole_window_levels = 2});
   w.Update(levels, {});
   w.Rotate(levels);
   ASSERT_EQ(w.lo(), "m");
   ASSERT_EQ(w.hi(), std::optional<std::string>("q"));
   const std::vector<GearStep> steps =
-      PlanCascade(levels, 2, {40, 41, 42, 46, 44}, w, Limits(), {.k = 4});
+      PlanCascade(levels, 2, {40, 41, 42, 46, 44}, w, Limits(), {.windows = kSlices, .k = 4});
   // 42 lies over the window, 46 over nothing in it: they go; 40, 41 and
   // 44 lie outside the window and stay; 43 was not an output.
   ASSERT_EQ(steps.size(), 1u);
@@ -317,17 +319,114 @@ TEST(GearPlanTest, TheCascadeTakesOutputsOverTheNextWindowOrOverNothingInIt) {
 
 TEST(GearPlanTest, TheCascadeStopsUnlessTheLevelIsOverItsLimitAndTheNextHoldsAWindow) {
   GearLevels levels = {{}, {}, {Sst(40, "n", "o", 300)}, {Sst(31, "m", "p", 5000)}};
-  GearWindows w({.k = 4, .whole_window_levels = 2});
+  GearWindows w({.windows = kSlices, .k = 4, .whole_window_levels = 2});
   w.Update(levels, {});  // too small to cut: one window over all keys
   // L2 (300) within its limit (1000).
-  EXPECT_TRUE(PlanCascade(levels, 2, {40}, w, Limits(), {.k = 4}).empty());
+  EXPECT_TRUE(PlanCascade(levels, 2, {40}, w, Limits(), {.windows = kSlices, .k = 4}).empty());
   levels[2][0].size = 1500;
-  EXPECT_EQ(PlanCascade(levels, 2, {40}, w, Limits(), {.k = 4}).size(), 1u);
+  EXPECT_EQ(PlanCascade(levels, 2, {40}, w, Limits(), {.windows = kSlices, .k = 4}).size(), 1u);
   // L3 below a window's worth (10000 / 4).
   levels[3][0].size = 2000;
-  EXPECT_TRUE(PlanCascade(levels, 2, {40}, w, Limits(), {.k = 4}).empty());
+  EXPECT_TRUE(PlanCascade(levels, 2, {40}, w, Limits(), {.windows = kSlices, .k = 4}).empty());
   // The last level cascades nowhere.
-  EXPECT_TRUE(PlanCascade(levels, 3, {31}, w, Limits(), {.k = 4}).empty());
+  EXPECT_TRUE(PlanCascade(levels, 3, {31}, w, Limits(), {.windows = kSlices, .k = 4}).empty());
+}
+
+// Age windows (the default): a level's cursor is carried up to the level
+// above's when that level's sweep passes it, so the level's next victims
+// are its oldest SSTs, just ahead of what the level above rewrote.
+TEST(GearAgeWindowsTest, TheSweepAboveCarriesTheNextLevelsCursorWhenItPassesIt) {
+  GearWindows w({.k = 4});
+  EXPECT_FALSE(w.Cursor(2).has_value());
+  auto sweep = [](int level, std::optional<std::string> from, std::string to, bool to_end = false) {
+    return GearStep{.kind = GearStep::Kind::kWindow, .input_level = level,
+                    .output_level = level + 1, .cursor = to, .from = from, .to_end = to_end};
+  };
+  w.Advance(sweep(1, std::nullopt, "c"));  // from the start: passes L2's cursor there
+  EXPECT_EQ(w.Cursor(1), std::optional<std::string>("c"));
+  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("c"));
+  ASSERT_TRUE(w.Pulled(2).has_value());
+  EXPECT_FALSE(w.Pulled(2)->origin.has_value());  // it was at the start
+  w.Advance(sweep(2, "c", "f"));  // L2's own sweep: nothing of it to cascade now
+  EXPECT_FALSE(w.Pulled(2).has_value());
+  w.Advance(sweep(1, "c", "e"));  // short of L2's cursor
+  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("f"));
+  EXPECT_FALSE(w.Pulled(2).has_value());
+  w.Advance(sweep(1, "e", "g"));  // over it
+  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("g"));
+  ASSERT_TRUE(w.Pulled(2).has_value());
+  EXPECT_EQ(w.Pulled(2)->origin, std::optional<std::string>("f"));
+  w.Advance(sweep(1, "x", "z", /*to_end=*/true));  // the tail only: not over "g"
+  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("g"));
+  w.Advance(sweep(2, "g", "y"));
+  w.Advance(sweep(1, "x", "z", /*to_end=*/true));  // over "y", to the end: back to the start
+  EXPECT_FALSE(w.Cursor(2).has_value());
+  // No key slices by age.
+  w.Update(EightSsts(), {});
+  EXPECT_EQ(w.slices(), 1u);
+}
+
+TEST(GearAgeWindowsTest, ALevelsVictimsAreItsSstsJustAheadOfItsCursor) {
+  GearLevels levels = {
+      {},
+      {Sst(11, "a", "c", 40)},
+      {Sst(21, "a", "b", 500), Sst(22, "c1", "c2", 500), Sst(23, "e", "f", 500),
+       Sst(24, "g", "h", 500)},
+      {Sst(31, "a", "z", 100)},
+  };
+  GearWindows w({.k = 4});
+  w.Update(levels, {});
+  w.Advance(GearStep{.kind = GearStep::Kind::kWindow, .input_level = 1, .output_level = 2,
+                     .cursor = "c", .from = std::nullopt});
+  auto step = PlanStep(levels, w, Limits(), {.k = 4});  // L2 (2000 / 1000) goes first
+  ASSERT_TRUE(step.has_value());
+  EXPECT_EQ(step->input_level, 2);
+  EXPECT_EQ(step->inputs, (std::vector<uint64_t>{22}));  // the first after "c"
+  EXPECT_EQ(step->from, std::optional<std::string>("c"));
+  EXPECT_EQ(step->cursor, std::optional<std::string>("c2"));
+}
+
+TEST(GearAgeWindowsTest, TheCascadeTakesOutputsAheadOfTheCarriedCursorInsideTheNextWindow) {
+  GearLevels levels = {
+      {},
+      {},
+      {Sst(40, "c", "c2", 300), Sst(41, "e", "f", 300), Sst(42, "g", "h", 300),
+       Sst(43, "n", "o", 300)},
+      {Sst(30, "a", "a1", 2000), Sst(31, "e", "e1", 2000), Sst(32, "f1", "f2", 200),
+       Sst(33, "g", "h", 2000), Sst(34, "m", "m1", 2000), Sst(35, "p", "p1", 2000)},
+  };
+  GearWindows w({.k = 2});
+  w.Advance(2, "d");
+  // An L1 step swept ("b", "h"] of L2, over its cursor at "d".
+  w.Advance(GearStep{.kind = GearStep::Kind::kWindow, .input_level = 1, .output_level = 2,
+                     .cursor = "h", .from = "b"});
+  // L3's window: its first half of bytes ahead of "d", "e" to "m1". 40
+  // lies behind "d" and 43 beyond the window: they stay. The gap SST 32
+  // goes with 41 and 42.
+  GearLimits limits = Limits();
+  limits.step_bytes = 1 << 20;
+  std::vector<GearStep> steps = PlanCascade(levels, 2, {40, 41, 42, 43}, w, limits, {.k = 2});
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].kind, GearStep::Kind::kPassive);
+  EXPECT_EQ(steps[0].inputs, (std::vector<uint64_t>{41, 42, 32}));
+  EXPECT_EQ(steps[0].gap_bytes, 200u);
+  EXPECT_EQ(steps[0].from, std::optional<std::string>("d"));
+  EXPECT_EQ(steps[0].cursor, std::optional<std::string>("h"));
+  // Runs stay within step_bytes, as window steps do: one output each here,
+  // the second sweeping on from the first.
+  const std::vector<GearStep> small = PlanCascade(levels, 2, {40, 41, 42, 43}, w, Limits(), {.k = 2});
+  ASSERT_EQ(small.size(), 2u);
+  EXPECT_EQ(small[0].inputs, (std::vector<uint64_t>{41}));
+  EXPECT_EQ(small[1].inputs, (std::vector<uint64_t>{42, 32}));
+  EXPECT_EQ(small[1].from, std::optional<std::string>("f"));
+  // Once it ran, the rest stays: the window is still the one ahead of "d".
+  w.Advance(steps[0]);
+  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("h"));
+  EXPECT_TRUE(PlanCascade(levels, 2, {40, 43}, w, limits, {.k = 2}).empty());
+  // L2's own next step ends what the cascade may take.
+  w.Advance(GearStep{.kind = GearStep::Kind::kWindow, .input_level = 2, .output_level = 3,
+                     .cursor = "i", .from = "h"});
+  EXPECT_TRUE(PlanCascade(levels, 2, {40, 41, 42, 43}, w, limits, {.k = 2}).empty());
 }
 
 TEST(GearCountersTest, AddsAndSets) {
@@ -388,7 +487,8 @@ TEST(GearDbSchemeTest, SmallLongLivedFilesHaveAGroupApartFromTheManifestAndLog) 
 // Window zones: a windowed level's SSTs go to the group of the driver's
 // current window (key slice); whole-window levels keep one group.
 TEST(GearDbSchemeTest, AWindowedLevelHasAGroupPerWindow) {
-  auto windowed = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"window_zones", true}});
+  auto windowed = ParseSchemeConfig(
+      nlohmann::json{{"name", "geardb"}, {"windows", "key_slices"}, {"window_zones", true}});
   ASSERT_TRUE(windowed.ok()) << windowed.status();
   auto s = MakeScheme(*windowed);
   ASSERT_TRUE(s.ok()) << s.status();
@@ -422,6 +522,13 @@ TEST(GearDbSchemeTest, OptionsAreChecked) {
   EXPECT_TRUE((*s)->gear()->options.sweep_gaps);
   EXPECT_TRUE((*s)->gear()->options.cascade);
   EXPECT_FALSE((*s)->gear()->options.window_zones);
+  EXPECT_EQ((*s)->gear()->options.windows, GearWindowing::kAge);
+  c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"windows", "key_slices"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ((*MakeScheme(*c))->gear()->options.windows, GearWindowing::kKeySlices);
+  EXPECT_FALSE(ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"windows", "zones"}}).ok());
+  // A zone group per key slice needs key slices.
+  EXPECT_FALSE(ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"window_zones", true}}).ok());
   c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"sweep_gaps", false}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_FALSE((*MakeScheme(*c))->gear()->options.sweep_gaps);

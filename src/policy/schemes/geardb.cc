@@ -39,8 +39,14 @@ uint32_t NonSstGroup(const FileHint& f) {
 const OptionTable<GearDbOptions>& GearTable() {
   static const auto* t =
       &(new OptionTable<GearDbOptions>)
-           ->Integer<uint32_t>("k", &GearDbOptions::k, 1, 64,
-                               "a level's compaction window is 1/k of its key range (GearDB 3.2)")
+           ->Choice<GearWindowing>(
+               "windows", &GearDbOptions::windows,
+               {{"age", GearWindowing::kAge}, {"key_slices", GearWindowing::kKeySlices}},
+               "\"age\" (the paper's rotation): a level's window is its oldest SSTs, just "
+               "ahead of the level above's sweep; \"key_slices\" (ours): 1/k key slices "
+               "shared by all levels, in rotation (GearDB 3.2)")
+           .Integer<uint32_t>("k", &GearDbOptions::k, 1, 64,
+                              "a level's compaction window is 1/k of it (GearDB 3.2)")
            .Integer<uint32_t>("whole_window_levels", &GearDbOptions::whole_window_levels, 0, 16,
                               "levels 0 to this one less 1 have the whole level as their window")
            .Bool("sweep_gaps", &GearDbOptions::sweep_gaps,
@@ -54,7 +60,14 @@ const OptionTable<GearDbOptions>& GearTable() {
                  "(GearDB 3.3); false: window compactions only")
            .Bool("gc", &GearDbOptions::gc,
                  "false: no GC ever (GearDB 3.2); true: zfs's greedy GC at 20% free zones, or "
-                 "the config's \"gc\" (SplitZNS 5.1.3's Gear baseline)");
+                 "the config's \"gc\" (SplitZNS 5.1.3's Gear baseline)")
+           .Require([](const GearDbOptions& o) {
+             return o.window_zones && o.windows != GearWindowing::kKeySlices
+                        ? absl::InvalidArgumentError(
+                              "option \"window_zones\" needs \"windows\": \"key_slices\" "
+                              "(a zone group per key slice)")
+                        : absl::OkStatus();
+           });
   return *t;
 }
 
@@ -130,8 +143,8 @@ const OptionTable<NoOptions>& NoOptionTable() {
 ZONESTACK_SCHEMES(geardb) {
   registry.Add(SchemeSpecFor<GearDbOptions>(
       "geardb",
-      "GearDB on HM-SMR: zones of one LSM level each, compaction windows of 1/k of the key "
-      "range, gear compaction by the glue's driver, no GC unless \"gc\" (GearDB 3.1-3.3; "
+      "GearDB on HM-SMR: zones of one LSM level each, compaction windows of a level's oldest "
+      "1/k, gear compaction by the glue's driver, no GC unless \"gc\" (GearDB 3.1-3.3; "
       "gc: SplitZNS 5.1.3's Gear)",
       GearTable(), GearDbOptions{},
       [](const std::string& name, GearDbOptions o, const SchemeEnv& env) {
