@@ -58,10 +58,9 @@ class WakeListener : public rocksdb::EventListener {
 // How often a held writer looks at L0 again.
 constexpr absl::Duration kHoldPeriod = absl::Milliseconds(2);
 // LevelDB's write slowdown (DBImpl::MakeRoomForWrite): from
-// kL0_SlowdownWritesTrigger files in L0 on, each write sleeps 1 ms once.
-// Held at the seal, a MemTable's writes pay it together: the same delay
-// per write on average, a burst of them at once.
-constexpr absl::Duration kSlowdownPerWrite = absl::Milliseconds(1);
+// kL0_SlowdownWritesTrigger files in L0 on, each write sleeps 1 ms once
+// (GearOptions::slowdown_ms). Held at the seal, a MemTable's writes pay it
+// together: the same delay per write on average, a burst of them at once.
 
 // Cuts a compaction's output where a window's key slice begins, so that an
 // SST lies in one window only (docs/geardb.md, "2. Compaction windows").
@@ -130,10 +129,11 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
       s->wake = true;
     }
   };
-  auto hold = [signal](uint64_t entries) {
+  const absl::Duration per_write = absl::Milliseconds(options_.slowdown_ms);
+  auto hold = [signal, per_write](uint64_t entries) {
     bool counted = false;  // held at the stop trigger
     bool slowed = false;   // slowed at the slowdown trigger
-    absl::Duration delay = kSlowdownPerWrite * static_cast<int64_t>(entries);
+    absl::Duration delay = per_write * static_cast<int64_t>(entries);
     uint64_t failures = 0;
     {
       auto s = signal.lock();

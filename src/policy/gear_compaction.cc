@@ -181,19 +181,18 @@ void GearWindows::Advance(const GearStep& step) {
     pulled_.erase(step.input_level);
   }
   // Did the step sweep over the next level's cursor? A cursor at the
-  // start (none) is reached by a sweep from the start or to the end.
+  // start (none) is reached by a sweep from the start or to the end. The
+  // cursor stays: only the cascade's steps, which sweep on from it, move
+  // it. Set where the step left it, it skipped the part of the next
+  // level's sweep over the level below it, whose zones then held SSTs
+  // behind the cursor for a whole round (docs/geardb.md, 2.).
   const std::optional<std::string> c = Cursor(below);
   const bool passed = c ? (!step.from || *step.from <= *c) && (step.to_end || *c <= *step.cursor)
                         : !step.from || step.to_end;
-  if (!passed) {
-    pulled_.erase(below);
-    return;
-  }
-  pulled_[below] = Pull{c, c};
-  if (step.to_end) {
-    cursors_.erase({below, window_});
+  if (passed) {
+    pulled_[below] = Pull{c, c};
   } else {
-    cursors_[{below, window_}] = *step.cursor;
+    pulled_.erase(below);
   }
 }
 
@@ -345,12 +344,12 @@ std::optional<GearStep> WindowStep(const GearLevels& levels, GearWindows& window
   return std::nullopt;
 }
 
-// The cascade with age windows: the outputs of the step that carried
-// `level`'s cursor up, lying ahead of where the cursor was, go down while
-// they lie in the next level's window (its first 1/k of bytes ahead of
-// that point); each run of them is `level`'s next window step taken
-// early, with the next level's SSTs of its gaps, so that the next level
-// is still rewritten in the order its zones were written.
+// The cascade with age windows: the outputs of the step that swept over
+// `level`'s cursor, lying ahead of it, go down while they lie in the next
+// level's window (its first 1/k of bytes ahead of the cursor); each run
+// of them is `level`'s next window step taken early, with the next
+// level's SSTs of its gaps, so that the next level is still rewritten in
+// the order its zones were written.
 std::vector<GearStep> AgeCascade(const GearLevels& levels, int level,
                                  const std::vector<uint64_t>& outputs, const GearWindows& windows,
                                  const GearLimits& limits, const GearOptions& options) {

@@ -47,13 +47,12 @@ inline int GearLevelOfGroup(uint32_t group) {
 // How levels' compaction windows are chosen (3.2); docs/geardb.md, "2.".
 enum class GearWindowing {
   // The paper's windows by age, on RocksDB's key-ordered levels: each
-  // level from L1 on sweeps its SSTs in key order from a cursor, and a
-  // level's cursor is carried up to the level above's whenever that
-  // level's sweep passes it. A level's victims are then its oldest SSTs,
-  // those just ahead of where the level above last rewrote it, and its
-  // zones, written in the same order, die oldest first. L_(i+1)'s window
-  // is the first 1/k of its bytes ahead of L_i's cursor: the cascade's
-  // outputs go down only over it.
+  // level from L1 on sweeps its SSTs in key order from a cursor, so
+  // L_(i+1) is written, and rewritten, in the order of L_i's sweep: its
+  // oldest SSTs lie just ahead of L_i's cursor, and its zones die oldest
+  // first. L_(i+1)'s window is its first 1/k of bytes ahead of L_i's
+  // cursor; L_i's victims, just after that cursor, overlap only it, and
+  // the cascade's outputs go down only over it.
   kAge,
   // Ours: the key space cut into k slices of the largest level's bytes;
   // every windowed level has the current slice as its window, and the
@@ -84,6 +83,12 @@ struct GearOptions {
   // of its own, k writing zones per level (docs/geardb.md).
   // Only with kKeySlices windows.
   bool window_zones = false;
+  // LevelDB's write slowdown: how long each write waits while L0 holds
+  // level0_slowdown_writes_trigger SSTs (LevelDB: 1 ms). A time, so a
+  // scaled run whose writes each take far longer than LevelDB's (the
+  // emulated disk's positioning is not scaled) feels it far less
+  // (docs/geardb.md, "The random load at the scaled size").
+  double slowdown_ms = 1.0;
 };
 
 // One data zone holding SSTs of one level.
@@ -110,8 +115,7 @@ using GearLevels = std::vector<std::vector<GearSst>>;
 struct GearStep;
 
 // The compaction windows (3.2), by age or by key slices (GearWindowing).
-// By age: one slice (all keys) and a cursor per level, carried up by the
-// level above's sweep (Advance). By key slices: the key space is cut into
+// By age: one slice (all keys) and a cursor per level. By key slices: the key space is cut into
 // k slices holding about equal bytes of the largest level; every level
 // from whole_window_levels on has the same slice as its window, so a
 // victim inside one level's window overlaps only the next level's window
@@ -153,15 +157,14 @@ class GearWindows {
   std::optional<std::string> Cursor(int level) const;
   void Advance(int level, const std::string& key);
   // A step ran: its input level's cursor moves to the step's. With age
-  // windows a window step of L_i that swept past L_(i+1)'s cursor carries
-  // that cursor up to its own (the part of L_(i+1) it passed is the
-  // newest now) and remembers where it was, for the cascade (Pulled).
+  // windows, a step of L_i that swept over L_(i+1)'s cursor lets the
+  // cascade take its outputs ahead of that cursor (Pulled).
   void Advance(const GearStep& step);
-  // Age windows: where `level`'s cursor was before the last step of the
-  // level above carried it up (origin: the next level's window lies
-  // ahead of it), and how far passive steps since took that step's
-  // outputs on down (at); none when the cascade may take none of them.
-  // A none key is the start of the key space.
+  // Age windows: where `level`'s cursor was when the last step of the
+  // level above swept over it (origin: the next level's window lies ahead
+  // of it), and how far passive steps since took that step's outputs on
+  // down (at); none when the cascade may take none of them. A none key is
+  // the start of the key space.
   struct Pull {
     std::optional<std::string> origin, at;
   };

@@ -332,35 +332,36 @@ TEST(GearPlanTest, TheCascadeStopsUnlessTheLevelIsOverItsLimitAndTheNextHoldsAWi
   EXPECT_TRUE(PlanCascade(levels, 3, {31}, w, Limits(), {.windows = kSlices, .k = 4}).empty());
 }
 
-// Age windows (the default): a level's cursor is carried up to the level
-// above's when that level's sweep passes it, so the level's next victims
-// are its oldest SSTs, just ahead of what the level above rewrote.
-TEST(GearAgeWindowsTest, TheSweepAboveCarriesTheNextLevelsCursorWhenItPassesIt) {
+// Age windows (the default): each level sweeps from its own cursor; a
+// step of the level above that sweeps over the next level's cursor lets
+// the cascade take its outputs ahead of it.
+TEST(GearAgeWindowsTest, AStepOverTheNextLevelsCursorOpensTheCascadeFromIt) {
   GearWindows w({.k = 4});
   EXPECT_FALSE(w.Cursor(2).has_value());
   auto sweep = [](int level, std::optional<std::string> from, std::string to, bool to_end = false) {
     return GearStep{.kind = GearStep::Kind::kWindow, .input_level = level,
                     .output_level = level + 1, .cursor = to, .from = from, .to_end = to_end};
   };
-  w.Advance(sweep(1, std::nullopt, "c"));  // from the start: passes L2's cursor there
+  w.Advance(sweep(1, std::nullopt, "c"));  // from the start: over L2's cursor there
   EXPECT_EQ(w.Cursor(1), std::optional<std::string>("c"));
-  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("c"));
+  EXPECT_FALSE(w.Cursor(2).has_value());  // it stays
   ASSERT_TRUE(w.Pulled(2).has_value());
-  EXPECT_FALSE(w.Pulled(2)->origin.has_value());  // it was at the start
-  w.Advance(sweep(2, "c", "f"));  // L2's own sweep: nothing of it to cascade now
-  EXPECT_FALSE(w.Pulled(2).has_value());
-  w.Advance(sweep(1, "c", "e"));  // short of L2's cursor
+  EXPECT_FALSE(w.Pulled(2)->origin.has_value());  // at the start
+  w.Advance(sweep(2, std::nullopt, "f"));  // L2's own sweep: nothing of it to cascade now
   EXPECT_EQ(w.Cursor(2), std::optional<std::string>("f"));
   EXPECT_FALSE(w.Pulled(2).has_value());
+  w.Advance(sweep(1, "c", "e"));  // short of L2's cursor
+  EXPECT_FALSE(w.Pulled(2).has_value());
   w.Advance(sweep(1, "e", "g"));  // over it
-  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("g"));
   ASSERT_TRUE(w.Pulled(2).has_value());
   EXPECT_EQ(w.Pulled(2)->origin, std::optional<std::string>("f"));
-  w.Advance(sweep(1, "x", "z", /*to_end=*/true));  // the tail only: not over "g"
-  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("g"));
-  w.Advance(sweep(2, "g", "y"));
-  w.Advance(sweep(1, "x", "z", /*to_end=*/true));  // over "y", to the end: back to the start
-  EXPECT_FALSE(w.Cursor(2).has_value());
+  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("f"));
+  w.Advance(sweep(1, "x", "z", /*to_end=*/true));  // the tail only: not over "f"
+  EXPECT_FALSE(w.Pulled(2).has_value());
+  w.Advance(sweep(2, "f", "y"));
+  w.Advance(sweep(1, "x", "z", /*to_end=*/true));  // over "y", to the end
+  ASSERT_TRUE(w.Pulled(2).has_value());
+  EXPECT_EQ(w.Pulled(2)->origin, std::optional<std::string>("y"));
   // No key slices by age.
   w.Update(EightSsts(), {});
   EXPECT_EQ(w.slices(), 1u);
@@ -376,8 +377,7 @@ TEST(GearAgeWindowsTest, ALevelsVictimsAreItsSstsJustAheadOfItsCursor) {
   };
   GearWindows w({.k = 4});
   w.Update(levels, {});
-  w.Advance(GearStep{.kind = GearStep::Kind::kWindow, .input_level = 1, .output_level = 2,
-                     .cursor = "c", .from = std::nullopt});
+  w.Advance(2, "c");
   auto step = PlanStep(levels, w, Limits(), {.k = 4});  // L2 (2000 / 1000) goes first
   ASSERT_TRUE(step.has_value());
   EXPECT_EQ(step->input_level, 2);
@@ -400,6 +400,7 @@ TEST(GearAgeWindowsTest, TheCascadeTakesOutputsAheadOfTheCarriedCursorInsideTheN
   // An L1 step swept ("b", "h"] of L2, over its cursor at "d".
   w.Advance(GearStep{.kind = GearStep::Kind::kWindow, .input_level = 1, .output_level = 2,
                      .cursor = "h", .from = "b"});
+  EXPECT_EQ(w.Cursor(2), std::optional<std::string>("d"));
   // L3's window: its first half of bytes ahead of "d", "e" to "m1". 40
   // lies behind "d" and 43 beyond the window: they stay. The gap SST 32
   // goes with 41 and 42.
@@ -420,6 +421,7 @@ TEST(GearAgeWindowsTest, TheCascadeTakesOutputsAheadOfTheCarriedCursorInsideTheN
   EXPECT_EQ(small[1].inputs, (std::vector<uint64_t>{42, 32}));
   EXPECT_EQ(small[1].from, std::optional<std::string>("f"));
   // Once it ran, the rest stays: the window is still the one ahead of "d".
+  // The passive step moved L2's cursor; the L1 step had not.
   w.Advance(steps[0]);
   EXPECT_EQ(w.Cursor(2), std::optional<std::string>("h"));
   EXPECT_TRUE(PlanCascade(levels, 2, {40, 43}, w, limits, {.k = 2}).empty());
@@ -527,6 +529,11 @@ TEST(GearDbSchemeTest, OptionsAreChecked) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ((*MakeScheme(*c))->gear()->options.windows, GearWindowing::kKeySlices);
   EXPECT_FALSE(ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"windows", "zones"}}).ok());
+  EXPECT_EQ((*s)->gear()->options.slowdown_ms, 1.0);  // LevelDB's
+  c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"slowdown_ms", 32}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ((*MakeScheme(*c))->gear()->options.slowdown_ms, 32.0);
+  EXPECT_FALSE(ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"slowdown_ms", -1}}).ok());
   // A zone group per key slice needs key slices.
   EXPECT_FALSE(ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"window_zones", true}}).ok());
   c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"sweep_gaps", false}});

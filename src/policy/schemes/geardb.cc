@@ -58,6 +58,9 @@ const OptionTable<GearDbOptions>& GearTable() {
            .Bool("cascade", &GearDbOptions::cascade,
                  "true: passive compactions carry new outputs on into the next level's window "
                  "(GearDB 3.3); false: window compactions only")
+           .Number("slowdown_ms", &GearDbOptions::slowdown_ms, /*zero_ok=*/true,
+                   "ms each write waits while L0 is at level0_slowdown_writes_trigger "
+                   "(LevelDB's write slowdown: 1)")
            .Bool("gc", &GearDbOptions::gc,
                  "false: no GC ever (GearDB 3.2); true: zfs's greedy GC at 20% free zones, or "
                  "the config's \"gc\" (SplitZNS 5.1.3's Gear baseline)")
