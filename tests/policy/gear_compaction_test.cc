@@ -386,7 +386,7 @@ TEST(GearAgeWindowsTest, ALevelsVictimsAreItsSstsJustAheadOfItsCursor) {
   EXPECT_EQ(step->cursor, std::optional<std::string>("c2"));
 }
 
-TEST(GearAgeWindowsTest, TheCascadeTakesOutputsAheadOfTheCarriedCursorInsideTheNextWindow) {
+TEST(GearAgeWindowsTest, TheCascadeTakesOutputsAheadOfTheSweptCursorInsideTheNextWindow) {
   GearLevels levels = {
       {},
       {},
