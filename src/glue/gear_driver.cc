@@ -175,33 +175,29 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
           !absl::SimpleAtoi(imm_text, &imm)) {
         return;
       }
-      if (l0 + imm < stop || l0 < trigger) {
-        // Not stopped (or no longer): slowed for this MemTable's writes
-        // while L0 stays at the slowdown trigger, in steps of kHoldPeriod
-        // so that L0 falling below it, or the driver stopping, ends the
-        // delay (a large MemTable's delay comes in one piece otherwise).
-        if (counted || slowdown == 0 || l0 < slowdown || entries == 0) return;
-        auto s = signal.lock();
-        if (!s) return;
-        absl::MutexLock l(&s->mu);
-        if (!s->started || s->stop) return;
-        if (!slowed) ++s->write_slowdowns;
-        slowed = true;
-        if (delay <= absl::ZeroDuration()) return;
-        const absl::Duration step = std::min(delay, kHoldPeriod);
-        delay -= step;
-        auto stopping = [&s]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return s->stop; };
-        s->mu.AwaitWithTimeout(absl::Condition(&stopping), step);
-        continue;
-      }
+      // Held while the stop holds; else (or no longer stopped) slowed for
+      // this MemTable's writes while L0 stays at the slowdown trigger, in steps of kHoldPeriod so
+      // that L0 falling below it, or the driver stopping, ends the delay
+      // (a large MemTable's delay comes in one piece otherwise).
+      const bool stopped = l0 + imm >= stop && l0 >= trigger;
+      if (!stopped && (counted || slowdown == 0 || l0 < slowdown || entries == 0)) return;
       auto s = signal.lock();
       if (!s) return;
       absl::MutexLock l(&s->mu);
       if (!s->started || s->stop) return;
-      if (!counted) ++s->write_stops;
-      counted = true;
+      absl::Duration wait = kHoldPeriod;
+      if (stopped) {
+        if (!counted) ++s->write_stops;
+        counted = true;
+      } else {
+        if (!slowed) ++s->write_slowdowns;
+        slowed = true;
+        if (delay <= absl::ZeroDuration()) return;
+        wait = std::min(delay, kHoldPeriod);
+        delay -= wait;
+      }
       auto stopping = [&s]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return s->stop; };
-      s->mu.AwaitWithTimeout(absl::Condition(&stopping), kHoldPeriod);
+      s->mu.AwaitWithTimeout(absl::Condition(&stopping), wait);
     }
   };
   return std::make_shared<WakeListener>(wake, hold);

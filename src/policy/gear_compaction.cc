@@ -382,10 +382,10 @@ std::vector<GearStep> AgeCascade(const GearLevels& levels, int level,
   run.from = from;
   auto close = [&] {
     if (run.inputs.empty()) return;
-    const std::vector<uint64_t> victims = run.inputs;
+    const std::set<uint64_t> victims(run.inputs.begin(), run.inputs.end());
     std::vector<const GearSst*> taken;
     for (const GearSst& s : levels[level]) {
-      if (std::find(victims.begin(), victims.end(), s.number) != victims.end()) taken.push_back(&s);
+      if (victims.contains(s.number)) taken.push_back(&s);
     }
     run.cursor = taken.back()->largest;
     if (options.sweep_gaps) {
