@@ -60,15 +60,19 @@ def zone_bytes(s):
     return ZONE // s["scale"]
 
 
-def subzone_bytes(s):
-    return zone_bytes(s) // SUBZONES
+def subzone_bytes(s, chips=None):
+    """A split zone has a subzone per chip (section 4.3): the zone over the
+    chips, 16 unless Fig. 16(b)'s `chips` says otherwise."""
+    return zone_bytes(s) // (chips or SUBZONES)
 
 
-def sst_target(s):
+def sst_target(s, chips=None):
     """RocksDB's target SST size: the subzone less 1/16, what the glue sets
     on a splitzns volume (docs/splitzns.md, "SST size"); every system gets
-    the same, so SSTs are alike across the comparison."""
-    sz = subzone_bytes(s)
+    the same, so SSTs are alike across the comparison. With other chip
+    counts (Fig. 16(b)) the subzone, and so the SST, changes with them:
+    the paper sets the SST "equal to the subzone size"."""
+    sz = subzone_bytes(s, chips)
     return sz - sz // 16
 
 
@@ -106,20 +110,22 @@ def parse_spec(spec):
     return name, opts
 
 
-def device(s, ring=True, prefetch=True, read_sched=True):
+def device(s, ring=True, prefetch=True, read_sched=True, chips=None):
     def on(x):
         return "on" if x else "off"
     return (f"emu:splitzns?zones={ZONES}&scale=1/{s['scale']}&timing={s['timing']}"
-            f"&ring={on(ring)}&prefetch={on(prefetch)}&read_sched={on(read_sched)}")
+            f"&ring={on(ring)}&prefetch={on(prefetch)}&read_sched={on(read_sched)}"
+            + (f"&chips={chips}" if chips else ""))
 
 
-def volume_config(s, spec):
+def volume_config(s, spec, chips=None):
     """A system's volume config (docs/splitzns.md, "Baselines and
     breakdown"): splitzns, ldp, gear (geardb with GC), llc (ldp with
     RocksDB's round-robin compaction), and the breakdown. A spec's "pri"
-    sets RocksDB's compaction priority (Fig. 16(d))."""
+    sets RocksDB's compaction priority (Fig. 16(d)); `chips` the SSD's
+    chip count (Fig. 16(b))."""
     name, opts = parse_spec(spec)
-    cfg = {"devices": [device(s, *SWITCHES.get(name, (True, True, True)))]}
+    cfg = {"devices": [device(s, *SWITCHES.get(name, (True, True, True)), chips=chips)]}
     if name == "splitzns" or name in BREAKDOWN:
         scheme = {"name": "splitzns"}
         if name == "native":
@@ -141,13 +147,13 @@ def volume_config(s, spec):
     return cfg
 
 
-def rocksdb_options(s):
+def rocksdb_options(s, chips=None):
     """RocksDB's defaults divided by K, the paper's SST size and
     compaction threads, for every system alike."""
     k = s["scale"]
     return {
         "write_buffer_size": MEMTABLE // k,
-        "target_file_size_base": sst_target(s),
+        "target_file_size_base": sst_target(s, chips),
         "target_file_size_multiplier": 1,
         "max_bytes_for_level_base": LEVEL_BASE // k,
         "max_bytes_for_level_multiplier": MULTIPLIER,
@@ -164,8 +170,8 @@ def rocksdb_options(s):
 
 
 def zsbench_args(s, comp):
-    """A comparison's params may set the value size ("value") and the
-    zipfian constant ("zipf")."""
+    """A comparison's params may set the value size ("value"), the
+    zipfian constant ("zipf") and the SSD's chips ("chips")."""
     value = comp.params.get("value") or s["value"]
     # With phase_seconds a run phase is bounded by time; its operation
     # count only needs to be out of reach, and no larger: YCSB sizes its
@@ -181,6 +187,6 @@ def zsbench_args(s, comp):
             "--dbbench-keys", "ycsb"]
     if s.get("phase_seconds"):
         args += ["--seconds", str(s["phase_seconds"])]
-    for name, v in rocksdb_options(s).items():
+    for name, v in rocksdb_options(s, comp.params.get("chips")).items():
         args += ["--rocksdb-option", f"{name}={v}"]
     return args

@@ -175,6 +175,12 @@ def value_tables(sm):
                   ["ldp"], lambda key: "ycsb-a")]
 
 
+def chips_tables(sm):
+    return [_over(sm, [f"chips-{n}" for n in paper.CHIPS],
+                  "SplitZNS over LDP on YCSB-A by the SSD's chips (Fig. 16(b))", ["ldp"],
+                  lambda key: "ycsb-a", lambda key: paper.PAPER["chips"][int(key.split("-", 1)[1])])]
+
+
 def skew_tables(sm):
     phase = {paper.skew_key(z): paper.skew_phase(z) for z in paper.SKEWS}
     return [_over(sm, list(phase), f"SplitZNS over each system by skew (Fig. 16(c)); paper: "

@@ -86,6 +86,21 @@ class SetupTest(unittest.TestCase):
         self.assertEqual(args[args.index("--value-size") + 1], "128")
         self.assertEqual(int(args[args.index("--records") + 1]), setup.LOAD_BYTES // (16 + 128) // 32)
 
+    def test_the_chip_count_sets_the_device_and_the_sst_size(self):
+        s = settings(scale=32)
+        comps = {c.key: c for c in paper.chips_comparisons(s)}
+        self.assertEqual(sorted(comps), ["chips-16", "chips-32", "chips-64", "chips-8"])
+        c64 = comps["chips-64"]
+        for _, spec in c64.schemes:
+            self.assertIn("&chips=64", paper.volume_config(s, spec, c64)["devices"][0])
+        self.assertNotIn("chips=", setup.volume_config(s, "ldp")["devices"][0])
+        # The SST follows the subzone: the 16 MiB zone over 64 chips, less 1/16.
+        args = setup.zsbench_args(s, c64)
+        sst = 256 * 1024 - 256 * 1024 // 16
+        self.assertIn(f"target_file_size_base={sst}", args)
+        args8 = setup.zsbench_args(s, comps["chips-8"])
+        self.assertIn(f"target_file_size_base={2 * setup.MiB - 2 * setup.MiB // 16}", args8)
+
     def test_phase_seconds_bounds_run_phases_by_time(self):
         comp = paper.overall_comparisons(settings())[0]
         args = setup.zsbench_args(settings(), comp)
@@ -198,6 +213,9 @@ class TablesTest(unittest.TestCase):
         self.assertEqual(pol.rows[0][pol.columns.index("paper")], 1.91)
         (val,) = tables.value_tables(sm)
         self.assertEqual(len(val.rows), 1)
+        (chips,) = tables.chips_tables(summary({"chips-8": {"runs": [run]}}))
+        self.assertAlmostEqual(chips.rows[0][1].median, 1.5)
+        self.assertEqual(chips.rows[0][chips.columns.index("paper")], 1.79)
         skew_run = {"phases": {s: {"mix:0.5:uniform": phase(v)} for s, v in
                                (("splitzns", 4), ("ldp", 2), ("gear", 1), ("llc", 4))}}
         (sk,) = tables.skew_tables(summary({"skew-uniform": {"runs": [skew_run]}}))

@@ -25,6 +25,8 @@ constexpr const char* kParams =
     "slc_idle_ms=N, slc_idle_target=P (DM Hybrid's idle migration), "
     "ring=on|off, prefetch=on|off, read_sched=on|off (SplitZNS's SubZone Ring, Read "
     "Prefetcher and Read Scheduler, on presets with subzones), "
+    "chips=N (a preset with subzones with N chips, a multiple of its channels: as many "
+    "subzones per zone, the zone size kept), "
     "smr=ha|dm, mc=BYTES, mc_high=P, mc_low=P, mc_idle_ms=N (an SMR drive with a media "
     "cache: host-aware or device-managed, the cache's size, its cleaning's high- and "
     "low-water marks in percent, and the idle time that starts cleaning; 0: never)";
@@ -102,6 +104,7 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
   // SplitZNS's device techniques (section 4.4), all on as in the paper.
   std::map<std::string, bool> splitzns = {{"ring", true}, {"prefetch", true},
                                           {"read_sched", true}};
+  std::optional<uint64_t> chips;
   DiskParams disk = preset->disk;
   // Host-aware SMR (docs/emulator.md, "Host-aware SMR"): the media cache
   // scales with the zones; cleaning's defaults are ours (the paper gives
@@ -178,6 +181,14 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
         return BadUri(uri, absl::StrCat(key, "='", value, "' must be on or off"));
       }
       splitzns[key] = value == "on";
+    } else if (key == "chips") {
+      if (!preset->info.supports_subzones) {
+        return BadUri(uri, absl::StrCat("chips= applies to presets with subzones (splitzns), not ",
+                                        preset->name));
+      }
+      auto v = ParseCount(uri, key, value, 1024);
+      if (!v.ok()) return v.status();
+      chips = *v;
     } else if (key == "file") {
       // Without a path the device would silently be in memory, and lose
       // everything the caller meant to keep.
@@ -206,12 +217,36 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
     info.default_cell_mode = info.native_cell_mode;
     info.max_open_qlc_zones = info.max_active_qlc_zones = 0;
   }
+  // SplitZNS 5.5.2 varies the chips with the zone size kept, by scaling the
+  // erase block; a split zone has a subzone per chip (section 4.3), so the
+  // subzones shrink as the chips grow. Channels stay the preset's; each
+  // gets more or fewer chips.
+  NandParams nand = preset->nand;
+  if (chips) {
+    NandGeometry& g = nand.geometry;
+    const uint32_t preset_chips = g.num_dies();
+    if (*chips == 0 || *chips % g.channels != 0 || g.block_bytes * preset_chips % *chips != 0) {
+      return BadUri(uri, absl::StrCat("chips=", *chips, " must be a positive multiple of the ",
+                                      g.channels, " channels of ", preset->name));
+    }
+    g.dies_per_channel = static_cast<uint32_t>(*chips / g.channels);
+    g.block_bytes = g.block_bytes * preset_chips / *chips;
+    info.subzones_per_zone = static_cast<uint32_t>(*chips);
+    info.model += absl::StrCat(", ", *chips, " chips");
+  }
   // Subzones split a zone into whole program units, one subzone per chip.
   const uint64_t zone_align =
       info.supports_subzones
-          ? std::max<uint64_t>(info.block_size, preset->nand.geometry.unit_bytes()) *
+          ? std::max<uint64_t>(info.block_size, nand.geometry.unit_bytes()) *
                 info.subzones_per_zone
           : info.block_size;
+  // A scale too small for the chips' subzones would silently grow the zone.
+  if (chips && static_cast<double>(info.zone_size) * scale < static_cast<double>(zone_align)) {
+    return BadUri(uri, absl::StrCat("chips=", *chips, " needs zones of at least ", zone_align,
+                                    " bytes (a program unit per chip); the scale leaves ",
+                                    static_cast<uint64_t>(static_cast<double>(info.zone_size) *
+                                                          scale)));
+  }
   info.zone_size = ScaleBytes(info.zone_size, scale, zone_align);
   info.zone_capacity = std::min(info.zone_size,
                                 ScaleBytes(info.zone_capacity, scale, zone_align));
@@ -241,9 +276,9 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
   if (info.supports_subzones) {
     // Twice a wide zone, as the paper's FEMU device (section 5.1.1).
     opts.subzone_ring_bytes = splitzns["ring"] ? 2 * info.zone_size : 0;
-    opts.program_unit_bytes = preset->nand.geometry.unit_bytes();
+    opts.program_unit_bytes = nand.geometry.unit_bytes();
     // Four flash pages per subzone (section 5.1.1).
-    opts.prefetch_bytes = splitzns["prefetch"] ? 4 * preset->nand.geometry.page_bytes : 0;
+    opts.prefetch_bytes = splitzns["prefetch"] ? 4 * nand.geometry.page_bytes : 0;
   }
   if (timing == "sim") opts.clock = std::make_shared<ManualClock>();
   // A caller's clock puts this device on a time line shared with others.
@@ -253,7 +288,6 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
     if (preset->is_disk) {
       opts.timing = std::make_unique<DiskTiming>(disk, capacity);
     } else {
-      NandParams nand = preset->nand;
       nand.read_scheduler = info.supports_subzones && splitzns["read_sched"];
       opts.timing = std::make_unique<NandTiming>(nand, info.zone_size);
     }

@@ -1,7 +1,9 @@
 // Device URI query parameters: a value that does not fit, carries a sign
 // or junk, or is empty must be an error naming the parameter, never a
 // device other than the one asked for.
+#include <set>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -84,6 +86,45 @@ TEST(DeviceUriTest, SplitznsPresetSplitsScaledZonesIntoWholeUnitsPerChip) {
 TEST(DeviceUriTest, SplitznsOptionsAreCheckedAndOnlyForSubzonePresets) {
   ExpectRefused("emu:splitzns?scale=1/64&ring=yes", "ring");
   ExpectRefused(std::string(kBase) + "&ring=on", "ring");
+}
+
+// SplitZNS 5.5.2: 8 to 64 chips with the zone size kept; a split zone has
+// a subzone per chip, and every chip is a die of its own in the timing.
+TEST(DeviceUriTest, ChipsSetTheSubzonesPerZoneAndTheDiesWithTheZoneSizeKept) {
+  auto base = OpenDevice("emu:splitzns?scale=1/32&timing=sim");
+  ASSERT_TRUE(base.ok()) << base.status();
+  const uint64_t zone = (*base)->info().zone_size;
+  for (uint32_t chips : {8u, 16u, 32u, 64u}) {
+    SCOPED_TRACE(chips);
+    auto dev = OpenDevice("emu:splitzns?scale=1/32&timing=sim&chips=" + std::to_string(chips));
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    const DeviceInfo& info = (*dev)->info();
+    EXPECT_EQ(info.zone_size, zone);
+    EXPECT_EQ(info.subzones_per_zone, chips);
+    EXPECT_EQ(info.subzone_size() * chips, zone);
+    const DeviceStats stats = (*dev)->Stats();
+    EXPECT_TRUE(stats.busy_ns.contains("die" + std::to_string(chips - 1)));
+    EXPECT_FALSE(stats.busy_ns.contains("die" + std::to_string(chips)));
+    // Subzones of one split zone take distinct chips.
+    ASSERT_OK((*dev)->SplitZone(0, IoContext{}));
+    const std::vector<uint8_t> unit(64 * 1024, 0xab);
+    std::set<int32_t> taken;
+    for (uint32_t sz = 0; sz < chips; ++sz) {
+      ASSERT_OK((*dev)->AppendSubzone(0, sz, unit, IoContext{}).status());
+      taken.insert((*dev)->ReportSubzones(0)->at(sz).chip);
+    }
+    EXPECT_EQ(taken.size(), chips);
+    EXPECT_EQ(*taken.rbegin(), static_cast<int32_t>(chips - 1));
+  }
+}
+
+TEST(DeviceUriTest, ChipsAreCheckedAndOnlyForSubzonePresets) {
+  ExpectRefused("emu:splitzns?scale=1/32&chips=12", "chips");  // not a multiple of 8 channels
+  ExpectRefused("emu:splitzns?scale=1/32&chips=0", "chips");
+  ExpectRefused("emu:splitzns?scale=1/32&chips=x", "chips");
+  ExpectRefused(std::string(kBase) + "&chips=16", "chips");
+  // 1/512 leaves 1 MiB zones: 64 chips need 64 units of 64 KiB, 4 MiB.
+  ExpectRefused("emu:splitzns?scale=1/512&chips=64", "chips");
 }
 
 }  // namespace
