@@ -241,11 +241,12 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
                 info.subzones_per_zone
           : info.block_size;
   // A scale too small for the chips' subzones would silently grow the zone.
-  if (chips && static_cast<double>(info.zone_size) * scale < static_cast<double>(zone_align)) {
+  const auto scaled_zone =
+      static_cast<uint64_t>(std::floor(static_cast<double>(info.zone_size) * scale));
+  if (chips && scaled_zone < zone_align) {
     return BadUri(uri, absl::StrCat("chips=", *chips, " needs zones of at least ", zone_align,
                                     " bytes (a program unit per chip); the scale leaves ",
-                                    static_cast<uint64_t>(static_cast<double>(info.zone_size) *
-                                                          scale)));
+                                    scaled_zone));
   }
   info.zone_size = ScaleBytes(info.zone_size, scale, zone_align);
   info.zone_capacity = std::min(info.zone_size,

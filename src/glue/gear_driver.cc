@@ -176,9 +176,10 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
         return;
       }
       // Held while the stop holds; else (or no longer stopped) slowed for
-      // this MemTable's writes while L0 stays at the slowdown trigger, in steps of kHoldPeriod so
-      // that L0 falling below it, or the driver stopping, ends the delay
-      // (a large MemTable's delay comes in one piece otherwise).
+      // this MemTable's writes while L0 stays at the slowdown trigger, in
+      // steps of kHoldPeriod so that L0 falling below it, or the driver
+      // stopping, ends the delay (a large MemTable's delay comes in one
+      // piece otherwise).
       const bool stopped = l0 + imm >= stop && l0 >= trigger;
       if (!stopped && (counted || slowdown == 0 || l0 < slowdown || entries == 0)) return;
       auto s = signal.lock();

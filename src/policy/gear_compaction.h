@@ -115,11 +115,11 @@ using GearLevels = std::vector<std::vector<GearSst>>;
 struct GearStep;
 
 // The compaction windows (3.2), by age or by key slices (GearWindowing).
-// By age: one slice (all keys) and a cursor per level. By key slices: the key space is cut into
-// k slices holding about equal bytes of the largest level; every level
-// from whole_window_levels on has the same slice as its window, so a
-// victim inside one level's window overlaps only the next level's window
-// (3.3's confinement). The window rotates slice by slice (round robin);
+// By age: one slice (all keys) and a cursor per level. By key slices: the
+// key space is cut into k slices holding about equal bytes of the largest
+// level; every level from whole_window_levels on has the same slice as its
+// window, so a victim inside one level's window overlaps only the next
+// level's window (3.3's confinement). The window rotates slice by slice (round robin);
 // after the last slice the cuts are taken again from the tree if the
 // slices no longer hold about equal bytes. Each level sweeps its part of
 // a window in key order from a cursor kept per level and slice. Levels
