@@ -43,9 +43,15 @@ def stamp_lines(summary, tool="zsbench"):
     ignored = any(r.get("ignore_busy") for r in runs) or common.get("ignore_busy")
     counted = sum(len(c["runs"]) for c in summary["comparisons"].values())
     wanted = summary["repeats"] * len(summary["comparisons"])
+    # A dirty tree names its changed files, so a reader can tell whether
+    # the change touched what measured.
+    dirty = sorted({line.split("|")[0].strip()
+                    for r in [common] + runs
+                    for line in str(r.get("git.diff_stat") or "").splitlines() if "|" in line})
     out = [f"- runs counted: {counted} of {wanted} ({summary['repeats']} repeats of "
            f"{len(summary['comparisons'])} comparisons), {starts[0]} to {ends[-1]}",
            f"- commit {field('git.commit')}, dirty tree: {field('git.dirty')}"
+           + (f" (changed: {', '.join(dirty)})" if dirty else "")
            + (f" (runner from commit {field('runner_git.commit')})"
               if "runner_git.commit" in common or any("runner_git.commit" in r for r in runs) else ""),
            f"- build type {field('tools.build_type')}, {tool} sha256 {field('tools.zsbench_sha256')[:16]}, "

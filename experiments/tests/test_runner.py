@@ -30,6 +30,22 @@ EXPERIMENTS = os.path.dirname(HERE)
 FAKE = os.path.join(HERE, "fake_zsbench.py")
 
 
+class StampLinesTest(unittest.TestCase):
+    def summary(self, **common):
+        return {"stamps": {"common": dict({"git.commit": "abc"}, **common), "runs": [{}]},
+                "comparisons": {"a": {"runs": [{}]}}, "repeats": 1}
+
+    def test_dirty_tree_names_its_changed_files(self):
+        text = report.stamp_lines(self.summary(**{
+            "git.dirty": True,
+            "git.diff_stat": " src/a.cc | 2 +-\n docs/b.md | 1 +\n 2 files changed"}))
+        self.assertIn("dirty tree: True (changed: docs/b.md, src/a.cc)", text)
+
+    def test_clean_tree_names_nothing(self):
+        text = report.stamp_lines(self.summary(**{"git.dirty": False, "git.diff_stat": ""}))
+        self.assertIn("dirty tree: False\n", text)
+
+
 class StatsTest(unittest.TestCase):
     def test_median_min_max(self):
         s = Stat([1.10, 1.00, 1.30])
