@@ -136,6 +136,12 @@ def experiment_section(paper, exp, summary, docs_dir, fig_dir, current):
         out += ["Measured under settings other than the ones above: "
                 + ", ".join(f"`{k}` = {v}" for k, v in sorted(differ.items())) + ".", ""]
     out += ["Stamps:", "", stamp_lines(summary, getattr(paper, "TOOL", "zsbench"))]
+    # The counts above are of the comparisons that ran; an interrupted
+    # experiment says which of its declared ones have not.
+    missing = [c.key for c in exp.comparisons(dict(current, **summary["settings"]))
+               if not summary["comparisons"].get(c.key, {}).get("runs")]
+    if missing:
+        out += [f"**Not yet run:** {', '.join(missing)} (the runner resumes them).", ""]
     tables = exp.tables(summary)
     for t in tables:
         out.append(t.markdown())

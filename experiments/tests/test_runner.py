@@ -46,6 +46,21 @@ class StampLinesTest(unittest.TestCase):
         self.assertIn("dirty tree: False\n", text)
 
 
+class InterruptedExperimentTest(unittest.TestCase):
+    def test_section_names_the_declared_comparisons_not_run(self):
+        from runner.core import Comparison, Experiment
+        exp = Experiment("e", "E", "how", "paper",
+                         lambda s: [Comparison(k, [], "w") for k in ("a", "b", "c")],
+                         lambda sm: [])
+        summary = {"stamps": {"common": {"git.commit": "abc"}, "runs": [{}]},
+                   "comparisons": {"a": {"runs": [{}]}, "b": {"runs": []}},
+                   "repeats": 1, "settings": {}}
+        paper = type("P", (), {"NAME": "p"})
+        with tempfile.TemporaryDirectory() as d:
+            text = report.experiment_section(paper, exp, summary, d, d, {})
+        self.assertIn("**Not yet run:** b, c", text)
+
+
 class StatsTest(unittest.TestCase):
     def test_median_min_max(self):
         s = Stat([1.10, 1.00, 1.30])
