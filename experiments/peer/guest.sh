@@ -11,7 +11,7 @@
 set -uo pipefail
 out=$1
 export HOME=/tmp PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-. "$out/peer.env"  # ZONESTACK_LIB ZSCTL ZENFS_LIB ZENFS_TOOL NUM PAIRS BENCHMARKS VALUE_SIZES SETTINGS NAMESPACES
+. "$out/peer.env"  # ZONESTACK_LIB ZSCTL ZENFS_LIB ZENFS_TOOL NUM PAIRS BENCHMARKS VALUE_SIZES SETTINGS NAMESPACES PROFILE
 mkdir -p "$out/runs"
 summary=$out/summary.txt
 : > "$summary"
@@ -39,6 +39,29 @@ declare -A setting_flags=(
   [direct]="--use_direct_reads --use_direct_io_for_flush_and_compaction"
 )
 
+# With PROFILE=1 each zoned system's db_bench runs under `perf record`
+# (CPU clock; the guest has no PMU under TCG), and LOG.perf.txt gets the
+# samples' share by shared object and by symbol (self time: Debian's
+# librocksdb has no frame pointers for call chains). perf's own cost
+# makes such rounds' rates no comparison.
+# profiled LOG PRELOAD CMD...: runs CMD with LD_PRELOAD=PRELOAD.
+profiled() {
+  local log=$1 preload=$2
+  shift 2
+  if [ "${PROFILE:-0}" != 1 ]; then
+    LD_PRELOAD=$preload "$@"
+    return
+  fi
+  local rc=0
+  perf record -q -N -e cpu-clock -F 499 -o "$log.perf.data" -- env LD_PRELOAD="$preload" "$@" || rc=$?
+  {
+    perf report -i "$log.perf.data" --stdio --sort dso --percent-limit 0.5 2>/dev/null
+    perf report -i "$log.perf.data" --stdio --sort dso,sym --percent-limit 0.3 2>/dev/null
+  } | grep -v '^$' > "$log.perf.txt"
+  rm -f "$log.perf.data"
+  return $rc
+}
+
 # run SYSTEM NS LOG VALUE_SIZE FLAGS...: formats, then runs db_bench.
 run() {
   local system=$1 ns=$2 log=$3 vsize=$4
@@ -47,7 +70,7 @@ run() {
   case $system in
     zonestack)
       "$ZSCTL" mkfs -d "zbd:/dev/$ns" > "$log.mkfs" 2>&1 || rc=$?
-      [ $rc -eq 0 ] && LD_PRELOAD=$ZONESTACK_LIB db_bench --fs_uri="zonestack://zbd:/dev/$ns" \
+      [ $rc -eq 0 ] && profiled "$log" "$ZONESTACK_LIB" db_bench --fs_uri="zonestack://zbd:/dev/$ns" \
         --db=/db --value_size="$vsize" "${common[@]}" "$@" > "$log" 2>&1 || rc=$?
       ;;
     zsnoflush)
@@ -56,13 +79,13 @@ run() {
       # RocksDB flushed but did not sync, as on ZenFS.
       echo "{\"devices\": [\"zbd:/dev/$ns\"], \"flush\": \"none\"}" > /tmp/noflush.json
       "$ZSCTL" mkfs --volume /tmp/noflush.json > "$log.mkfs" 2>&1 || rc=$?
-      [ $rc -eq 0 ] && LD_PRELOAD=$ZONESTACK_LIB db_bench --fs_uri="zonestack:///tmp/noflush.json" \
+      [ $rc -eq 0 ] && profiled "$log" "$ZONESTACK_LIB" db_bench --fs_uri="zonestack:///tmp/noflush.json" \
         --db=/db --value_size="$vsize" "${common[@]}" "$@" > "$log" 2>&1 || rc=$?
       ;;
     zenfs)
       rm -rf /tmp/zenfs-aux && mkdir -p /tmp/zenfs-aux
       "$ZENFS_TOOL" mkfs --zbd="$ns" --aux_path=/tmp/zenfs-aux --force > "$log.mkfs" 2>&1 || rc=$?
-      [ $rc -eq 0 ] && LD_PRELOAD=$ZENFS_LIB db_bench --fs_uri="zenfs://dev:$ns" \
+      [ $rc -eq 0 ] && profiled "$log" "$ZENFS_LIB" db_bench --fs_uri="zenfs://dev:$ns" \
         --db=/db --value_size="$vsize" "${common[@]}" "$@" > "$log" 2>&1 || rc=$?
       ;;
     ext4)

@@ -23,7 +23,9 @@
 #   SETTINGS ("default direct"), NAMESPACES ("nvme0n1 nvme0n2"),
 #   BUILD_DIR (build; Release or RelWithDebInfo), OUT
 #   (experiments/results/peer.json), VM_DIR (build/vm-peer), VM_TIMEOUT
-#   seconds (36000), VM_MEM, VM_ACCEL as scripts/vm_test.sh.
+#   seconds (36000), VM_MEM, VM_ACCEL as scripts/vm_test.sh; PROFILE=1
+#   profiles each zoned system's runs with perf (RUN.perf.txt beside each
+#   run's output; such rounds' rates are no comparison).
 # Holds /tmp/zonestack-heavy.lock throughout: run nothing heavy beside it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -82,6 +84,7 @@ VALUE_SIZES="${VALUE_SIZES:-1000 4096}"
 BENCHMARKS=${BENCHMARKS:-fillrandom,overwrite,readrandom,readwhilewriting,seekrandom}
 SETTINGS="${SETTINGS:-default direct}"
 NAMESPACES="${NAMESPACES:-nvme0n1 nvme0n2}"
+PROFILE=${PROFILE:-0}
 ENV
 
 vm_accel

@@ -22,17 +22,34 @@ using device::IoContext;
 // does not hold one zone's worth of data in memory.
 constexpr size_t kWriteBatch = 1 << 20;
 
-// A writer's staging file grows to about this much before a Flush logs
-// and syncs instead (host staging): host memory held per file, and the
-// bytes mount appends after a crash, stay bounded.
-constexpr uint64_t kStageLimit = 4 << 20;
+// A writer's staging file (host staging) has this many bytes; a Flush
+// whose piece does not fit logs and syncs instead: host memory held per
+// file, and the bytes mount appends after a crash, stay bounded.
+constexpr uint64_t kStageFileBytes = 4 << 20;
 
 // Memory a device reads into without a bounce copy: O_DIRECT wants
 // buffers aligned to the logical block size, at most 4 KiB on the devices
 // ZbdDevice opens.
 constexpr size_t kMemoryAlignment = 4096;
 
-// A growable block-aligned buffer.
+// Allocates block-aligned memory, so a writer's buffer goes to a device
+// that needs aligned memory (O_DIRECT) without a bounce copy.
+template <typename T>
+struct BlockAlignedAllocator {
+  using value_type = T;
+  BlockAlignedAllocator() = default;
+  template <typename U>
+  explicit BlockAlignedAllocator(const BlockAlignedAllocator<U>&) {}
+  T* allocate(size_t n) {
+    return static_cast<T*>(::operator new[](n * sizeof(T), std::align_val_t{kMemoryAlignment}));
+  }
+  void deallocate(T* p, size_t) { ::operator delete[](p, std::align_val_t{kMemoryAlignment}); }
+  friend bool operator==(const BlockAlignedAllocator&, const BlockAlignedAllocator&) {
+    return true;
+  }
+};
+
+// A growable block-aligned buffer whose contents need not survive growth.
 class BlockBuffer {
  public:
   std::span<uint8_t> Get(size_t bytes) {
@@ -130,7 +147,7 @@ class ZoneWritableFile : public WritableFile {
   absl::Status HostFlush() {
     const uint64_t on_device = size_ - buf_.size();
     if (flushed_ == size_) return absl::OkStatus();
-    if (flushed_ < on_device || staged_ + (size_ - flushed_) > kStageLimit) return Sync();
+    if (flushed_ < on_device || (stage_ && !stage_->Fits(size_ - flushed_))) return Sync();
     const auto fresh = std::span<const uint8_t>(buf_).subspan(flushed_ - on_device);
     if (!vol_->staging_dir().empty()) {
       if (auto s = Stage(fresh); !s.ok()) {
@@ -149,22 +166,17 @@ class ZoneWritableFile : public WritableFile {
 
   absl::Status Stage(std::span<const uint8_t> fresh) {
     if (!stage_) {
-      auto f = vol_->CreateStagingFile(file_->id);
+      auto f = vol_->CreateStagingFile(file_->id, kStageFileBytes);
       if (!f.ok()) return f.status();
       stage_ = std::move(*f);
     }
-    if (auto s = stage_->Stage(file_->id, flushed_, fresh); !s.ok()) return s;
-    staged_ += fresh.size();
-    return absl::OkStatus();
+    return stage_->Stage(file_->id, flushed_, fresh);
   }
 
-  // After a sync: the log holds everything, staged or not. A staging file
-  // that cannot be emptied holds only bytes the log has; the next staging
-  // Flush creates it afresh (truncated).
+  // After a sync: the log holds everything, staged or not.
   absl::Status ClearStage() {
     flushed_ = size_;
-    staged_ = 0;
-    if (stage_ && !stage_->Clear().ok()) stage_.reset();
+    if (stage_) stage_->Clear();
     return absl::OkStatus();
   }
 
@@ -298,7 +310,7 @@ class ZoneWritableFile : public WritableFile {
 
   VolumeImpl* vol_;
   std::shared_ptr<FileMeta> file_;
-  std::vector<uint8_t> buf_;
+  std::vector<uint8_t, BlockAlignedAllocator<uint8_t>> buf_;
   Lease lease_;
   // Where the chunk the next Flush ends begins, when the log's tail mark
   // for this file lies in the leased zone and only chunk data (whole
@@ -306,10 +318,8 @@ class ZoneWritableFile : public WritableFile {
   std::optional<TailMark> chunk_;
   uint32_t chunk_crc_ = 0;
   uint64_t size_ = file_->size.load();
-  // Host staging: the file's bytes readers see and a crash keeps, and the
-  // bytes in the staging file since the log last held everything.
+  // Host staging: the file's bytes readers see and a crash keeps.
   uint64_t flushed_ = size_;
-  uint64_t staged_ = 0;
   std::optional<StagingFile> stage_;
   bool closed_ = false;
 };

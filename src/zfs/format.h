@@ -130,9 +130,17 @@ void EncodeTrailer(const FlushTrailer& t, uint64_t file_id, uint64_t chunk_offse
 std::optional<FlushTrailer> DecodeTrailer(const uint8_t* bytes, uint64_t file_id,
                                           uint64_t chunk_offset);
 
-// A piece of a file staged in host memory by a Flush ("flush": "host",
-// host_staging.h): this 32-byte header, then `length` bytes of the file
-// from byte `offset` on:
+// A staging file ("flush": "host", host_staging.h) begins with this
+// 16-byte header:
+//   u32 magic, u32 version (1), u64 bytes of whole pieces that follow it
+// The count is stored once a piece is whole: bytes past it are a piece
+// whose Flush never returned.
+constexpr size_t kStageFileHeaderBytes = 16;
+constexpr uint32_t kStageFileMagic = 0x4653535a;  // "ZSSF"
+constexpr uint32_t kStageFileVersion = 1;
+
+// A piece of a file staged in host memory by a Flush: this 32-byte
+// header, then `length` bytes of the file from byte `offset` on:
 //   u32 magic, u32 length, u64 file id, u64 file offset, u32 CRC-32 of the
 //   data (as extents), u32 XXH32 of the 28 bytes before it.
 constexpr size_t kStageHeaderBytes = 32;

@@ -1,15 +1,19 @@
 #include "zfs/host_staging.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -34,75 +38,149 @@ std::string StagingPath(const std::string& dir, uint64_t file_id) {
   return absl::StrCat(dir, "/", file_id);
 }
 
-absl::StatusOr<StagingFile> StagingFile::Create(std::string path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+absl::StatusOr<StagingFile> StagingFile::Create(std::string path, uint64_t capacity) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0 && errno == ENOENT) {
     return absl::NotFoundError(absl::StrCat("no directory for staging file ", path));
   }
   if (fd < 0) return Errno("cannot create staging file", path);
-  return StagingFile(std::move(path), fd);
+  auto fail = [&](absl::Status s) {
+    ::close(fd);
+    ::unlink(path.c_str());
+    return s;
+  };
+  // Allocated now: a copy into a mapped page tmpfs cannot back faults the
+  // process (SIGBUS) where a write call would have failed.
+  if (const int e = ::posix_fallocate(fd, 0, static_cast<off_t>(capacity)); e != 0) {
+    errno = e;
+    if (e == ENOSPC) {
+      return fail(absl::ResourceExhaustedError(absl::StrCat("no room for staging file ", path)));
+    }
+    return fail(Errno("cannot allocate staging file", path));
+  }
+  void* map = ::mmap(nullptr, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) return fail(Errno("cannot map staging file", path));
+  auto* bytes = static_cast<uint8_t*>(map);
+  std::memcpy(bytes, &kStageFileMagic, 4);
+  std::memcpy(bytes + 4, &kStageFileVersion, 4);
+  StagingFile f(std::move(path), fd, bytes, capacity);
+  f.Commit();
+  return f;
 }
 
 StagingFile::StagingFile(StagingFile&& other) noexcept
-    : path_(std::move(other.path_)), fd_(other.fd_), end_(other.end_) {
-  other.fd_ = -1;
-}
+    : path_(std::move(other.path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      map_(std::exchange(other.map_, nullptr)),
+      capacity_(other.capacity_),
+      end_(other.end_) {}
 
 StagingFile& StagingFile::operator=(StagingFile&& other) noexcept {
   if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
+    Release();
     path_ = std::move(other.path_);
-    fd_ = other.fd_;
+    fd_ = std::exchange(other.fd_, -1);
+    map_ = std::exchange(other.map_, nullptr);
+    capacity_ = other.capacity_;
     end_ = other.end_;
-    other.fd_ = -1;
   }
   return *this;
 }
 
-StagingFile::~StagingFile() {
+StagingFile::~StagingFile() { Release(); }
+
+void StagingFile::Release() {
+  if (map_ != nullptr) ::munmap(map_, capacity_);
   if (fd_ >= 0) ::close(fd_);
+  map_ = nullptr;
+  fd_ = -1;
+}
+
+void StagingFile::Commit() {
+  // The count is stored after the piece it covers and read by nobody
+  // else while the process lives: a release store keeps the order.
+  std::atomic_ref<uint64_t>(*reinterpret_cast<uint64_t*>(map_ + 8))
+      .store(end_, std::memory_order_release);
+}
+
+bool StagingFile::Fits(uint64_t bytes) const {
+  return kStageFileHeaderBytes + end_ + kStageHeaderBytes + bytes <= capacity_;
 }
 
 absl::Status StagingFile::Stage(uint64_t file_id, uint64_t offset,
                                 std::span<const uint8_t> data) {
-  uint8_t header[kStageHeaderBytes];
+  if (!Fits(data.size())) {
+    return absl::ResourceExhaustedError(absl::StrCat("staging file ", path_, " is full"));
+  }
+  uint8_t* piece = map_ + kStageFileHeaderBytes + end_;
   EncodeStageHeader({.length = static_cast<uint32_t>(data.size()),
                      .file_id = file_id,
                      .offset = offset,
                      .crc = DataCrc(0, data.data(), data.size())},
-                    header);
-  iovec iov[2] = {{header, sizeof header},
-                  {const_cast<uint8_t*>(data.data()), data.size()}};
-  const size_t want = sizeof header + data.size();
-  const ssize_t n = ::pwritev(fd_, iov, 2, static_cast<off_t>(end_));
-  if (n < 0) return Errno("cannot write staging file", path_);
-  // A short write to tmpfs means it is full: the piece is not staged, and
-  // the next one must not follow its remains.
-  if (static_cast<size_t>(n) != want) {
-    if (::ftruncate(fd_, static_cast<off_t>(end_)) != 0) return Errno("cannot truncate", path_);
-    return absl::ResourceExhaustedError(absl::StrCat("staging file ", path_, " is full"));
-  }
-  end_ += want;
+                    piece);
+  std::memcpy(piece + kStageHeaderBytes, data.data(), data.size());
+  end_ += kStageHeaderBytes + data.size();
+  Commit();
   return absl::OkStatus();
 }
 
-absl::Status StagingFile::Clear() {
-  if (end_ == 0) return absl::OkStatus();
-  if (::ftruncate(fd_, 0) != 0) return Errno("cannot truncate staging file", path_);
+void StagingFile::Clear() {
   end_ = 0;
-  return absl::OkStatus();
+  Commit();
 }
 
 absl::Status StagingFile::Remove() {
   if (fd_ < 0) return absl::OkStatus();
-  ::close(fd_);
-  fd_ = -1;
+  Release();
   if (::unlink(path_.c_str()) != 0 && errno != ENOENT) return Errno("cannot delete", path_);
   // The volume's directory goes with its last staging file, so a process
   // that exits without unmounting leaves nothing behind.
   ::rmdir(std::filesystem::path(path_).parent_path().c_str());
   return absl::OkStatus();
 }
+
+namespace {
+
+// The pieces in bytes [pos, end) of a staging file; a short last piece
+// ends them when `short_last_ok` (an unmapped file's interrupted write).
+absl::Status ReadPieces(const std::vector<uint8_t>& bytes, size_t pos, size_t end,
+                        bool short_last_ok, const std::string& path, StagedTail* tail) {
+  uint64_t next = 0;
+  bool first = true;
+  auto damaged = [&](const std::string& why) {
+    return absl::DataLossError(absl::StrCat("staging file ", path, " is damaged at byte ", pos,
+                                            ": ", why,
+                                            "; deleting it gives up the data it staged"));
+  };
+  while (pos < end) {
+    if (end - pos < kStageHeaderBytes) {
+      if (short_last_ok) break;
+      return damaged("a piece cut short");
+    }
+    const std::optional<StageHeader> h = DecodeStageHeader(bytes.data() + pos);
+    if (!h) return damaged("bad piece header");
+    if (h->file_id != tail->file_id) return damaged(absl::StrCat("a piece of file ", h->file_id));
+    if (first) {
+      tail->base = next = h->offset;
+      first = false;
+    } else if (h->offset != next) {
+      return damaged(absl::StrCat("a piece at file offset ", h->offset, ", expected ", next));
+    }
+    const size_t data = pos + kStageHeaderBytes;
+    if (end - data < h->length) {
+      if (short_last_ok) break;  // the write the process died in
+      return damaged("a piece cut short");
+    }
+    if (DataCrc(0, bytes.data() + data, h->length) != h->crc) return damaged("bad data CRC");
+    tail->bytes.insert(tail->bytes.end(), bytes.begin() + static_cast<ptrdiff_t>(data),
+                       bytes.begin() + static_cast<ptrdiff_t>(data + h->length));
+    next += h->length;
+    pos = data + h->length;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<StagedTail> ReadStagingFile(const std::string& path, uint64_t file_id) {
   std::ifstream in(path, std::ios::binary);
@@ -111,30 +189,32 @@ absl::StatusOr<StagedTail> ReadStagingFile(const std::string& path, uint64_t fil
                                    std::istreambuf_iterator<char>());
   if (in.bad()) return Errno("cannot read staging file", path);
   StagedTail tail{.file_id = file_id};
-  size_t pos = 0;
-  uint64_t next = 0;
-  while (bytes.size() - pos >= kStageHeaderBytes) {
-    auto damaged = [&](const std::string& why) {
-      return absl::DataLossError(absl::StrCat("staging file ", path, " is damaged at byte ", pos,
-                                              ": ", why,
-                                              "; deleting it gives up the data it staged"));
-    };
-    const std::optional<StageHeader> h = DecodeStageHeader(bytes.data() + pos);
-    if (!h) return damaged("bad piece header");
-    if (h->file_id != file_id) return damaged(absl::StrCat("a piece of file ", h->file_id));
-    if (pos == 0) {
-      tail.base = next = h->offset;
-    } else if (h->offset != next) {
-      return damaged(absl::StrCat("a piece at file offset ", h->offset, ", expected ", next));
-    }
-    const size_t data = pos + kStageHeaderBytes;
-    if (bytes.size() - data < h->length) break;  // the write the process died in
-    if (DataCrc(0, bytes.data() + data, h->length) != h->crc) return damaged("bad data CRC");
-    tail.bytes.insert(tail.bytes.end(), bytes.begin() + static_cast<ptrdiff_t>(data),
-                      bytes.begin() + static_cast<ptrdiff_t>(data + h->length));
-    next += h->length;
-    pos = data + h->length;
+  uint32_t magic = 0;
+  if (bytes.size() >= 4) std::memcpy(&magic, bytes.data(), 4);
+  if (magic != kStageFileMagic) {
+    // Made but not yet headed (all zeroes) when the process died: nothing
+    // staged. Otherwise an unmapped staging file's pieces.
+    if (std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0; })) return tail;
+    auto s = ReadPieces(bytes, 0, bytes.size(), /*short_last_ok=*/true, path, &tail);
+    if (!s.ok()) return s;
+    return tail;
   }
+  uint32_t version = 0;
+  uint64_t count = 0;
+  if (bytes.size() >= kStageFileHeaderBytes) {
+    std::memcpy(&version, bytes.data() + 4, 4);
+    std::memcpy(&count, bytes.data() + 8, 8);
+  }
+  if (bytes.size() < kStageFileHeaderBytes || version != kStageFileVersion ||
+      count > bytes.size() - kStageFileHeaderBytes) {
+    return absl::DataLossError(absl::StrCat(
+        "staging file ", path, " has a bad header (version ", version, ", ", count,
+        " bytes of pieces in a file of ", bytes.size(),
+        "); deleting it gives up the data it staged"));
+  }
+  auto s = ReadPieces(bytes, kStageFileHeaderBytes, kStageFileHeaderBytes + count,
+                      /*short_last_ok=*/false, path, &tail);
+  if (!s.ok()) return s;
   return tail;
 }
 
@@ -229,7 +309,7 @@ absl::Status VolumeImpl::ApplyStaged() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<StagingFile> VolumeImpl::CreateStagingFile(uint64_t file_id) {
+absl::StatusOr<StagingFile> VolumeImpl::CreateStagingFile(uint64_t file_id, uint64_t capacity) {
   // Another writer's Remove may take the directory away between the two
   // calls (it removes it when empty): then make it again.
   for (int attempt = 0;; ++attempt) {
@@ -237,7 +317,7 @@ absl::StatusOr<StagingFile> VolumeImpl::CreateStagingFile(uint64_t file_id) {
     if (::mkdir(staging_dir_.c_str(), 0700) != 0 && errno != EEXIST) {
       return Errno("cannot create staging directory", staging_dir_);
     }
-    auto f = StagingFile::Create(StagingPath(staging_dir_, file_id));
+    auto f = StagingFile::Create(StagingPath(staging_dir_, file_id), capacity);
     if (f.ok() || attempt == 3 || !absl::IsNotFound(f.status())) return f;
   }
 }

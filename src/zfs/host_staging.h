@@ -21,30 +21,44 @@ std::string StagingDir(const std::string& root, const std::string& volume_id);
 // The staging file of file `file_id` in `dir`.
 std::string StagingPath(const std::string& dir, uint64_t file_id);
 
-// One writer's staging file: pieces (format.h, StageHeader) appended one
-// write call each, so a process killed in the middle of one leaves a
-// short last piece, which was never acknowledged.
+// One writer's staging file, mapped shared into the process: a Flush
+// copies a piece (format.h, StageHeader) into the mapping and then stores
+// the count of whole pieces in the file's header, with no system call.
+// The mapping's pages are the tmpfs file's own, so a process killed at any
+// point leaves the pieces counted; bytes past the count are a piece it
+// died copying, which was never acknowledged. The file's space is
+// allocated when it is made, so a full tmpfs refuses Create, never a
+// later copy (which would fault the process).
 class StagingFile {
  public:
-  static absl::StatusOr<StagingFile> Create(std::string path);
+  // A file of `capacity` bytes, header included.
+  static absl::StatusOr<StagingFile> Create(std::string path, uint64_t capacity);
   StagingFile(StagingFile&& other) noexcept;
   StagingFile& operator=(StagingFile&& other) noexcept;
   StagingFile(const StagingFile&) = delete;
   StagingFile& operator=(const StagingFile&) = delete;
   ~StagingFile();
 
-  // Appends the file's bytes [offset, offset + data.size()).
+  // Whether one more piece of `bytes` of data fits.
+  bool Fits(uint64_t bytes) const;
+  // Appends the file's bytes [offset, offset + data.size());
+  // ResourceExhausted when the piece does not fit.
   absl::Status Stage(uint64_t file_id, uint64_t offset, std::span<const uint8_t> data);
   // Drops every piece: the log now holds them.
-  absl::Status Clear();
-  // Closes and deletes the file, and its directory if now empty.
+  void Clear();
+  // Unmaps, closes and deletes the file, and its directory if now empty.
   absl::Status Remove();
 
  private:
-  StagingFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  StagingFile(std::string path, int fd, uint8_t* map, uint64_t capacity)
+      : path_(std::move(path)), fd_(fd), map_(map), capacity_(capacity) {}
+  void Release();
+  void Commit();  // stores end_ as the count of whole pieces
   std::string path_;
   int fd_ = -1;
-  uint64_t end_ = 0;  // bytes in the file
+  uint8_t* map_ = nullptr;
+  uint64_t capacity_ = 0;
+  uint64_t end_ = 0;  // bytes of whole pieces after the file's header
 };
 
 // What a staging file holds: the file's bytes from `base` on.
@@ -54,9 +68,11 @@ struct StagedTail {
   std::vector<uint8_t> bytes;
 };
 
-// Reads the staging file of `file_id` at `path`. A short last piece is
-// dropped (the write it came from never returned); any other damage is
-// DataLoss naming the file, never guessed around.
+// Reads the staging file of `file_id` at `path`: the pieces its header
+// counts (bytes past them are a piece whose Flush never returned). A file
+// of pieces without that header (written by pwritev before staging files
+// were mapped) ends at its size, a short last piece dropped. Any other
+// damage is DataLoss naming the file, never guessed around.
 absl::StatusOr<StagedTail> ReadStagingFile(const std::string& path, uint64_t file_id);
 
 // The file ids of the staging files in `dir` (none if it does not exist);

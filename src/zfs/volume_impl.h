@@ -298,7 +298,7 @@ class VolumeImpl {
   absl::Status ApplyStaged() ABSL_LOCKS_EXCLUDED(mu_);
   // The staging file of `file_id` in staging_dir(), which it creates (mode
   // 0700) when missing.
-  absl::StatusOr<StagingFile> CreateStagingFile(uint64_t file_id);
+  absl::StatusOr<StagingFile> CreateStagingFile(uint64_t file_id, uint64_t capacity);
 
   // --- for the mover: GC (gc.cc), relocation and migration (relocation.cc)
   // Whether any device is below its GC threshold.

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -86,7 +87,21 @@ class HostStagingTest : public VolumeTest {
     ExpectFileHolds(*crashed_, path, seed, size, " after the crash");
   }
 
-  static uint64_t Bytes(const std::string& path) { return std::filesystem::file_size(path); }
+  // Bytes of whole pieces a staging file's header counts.
+  static uint64_t Staged(const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    uint8_t header[kStageFileHeaderBytes] = {};
+    f.read(reinterpret_cast<char*>(header), sizeof header);
+    uint64_t count = 0;
+    std::memcpy(&count, header + 8, 8);
+    return count;
+  }
+  // Sets the count in a staging file's header.
+  static void SetStaged(const std::string& path, uint64_t count) {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(8);
+    f.write(reinterpret_cast<const char*>(&count), 8);
+  }
   uint64_t WalBytesWritten() const {
     return devs_[0]->Stats().by_class[static_cast<size_t>(device::IoClass::kWal)].write_bytes;
   }
@@ -153,7 +168,7 @@ TEST_F(HostStagingTest, ReadersSeeFlushedBytesTheDeviceDoesNotHoldYet) {
   }
   EXPECT_EQ(WalBytesWritten(), written) << "a Flush wrote to the device";
   ASSERT_OK(w->Sync());
-  EXPECT_EQ(Bytes(StagingPath(LiveStaging(), FileId("/wal"))), 0u);
+  EXPECT_EQ(Staged(StagingPath(LiveStaging(), FileId("/wal"))), 0u);
   EXPECT_GT(WalBytesWritten(), written);
   auto got = ReadFile(*vol_, "/wal");
   ASSERT_OK(got);
@@ -174,7 +189,7 @@ TEST_F(HostStagingTest, ReadOnlyMountSeesStagedBytesAndLeavesThem) {
   ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
   ASSERT_OK(MountCrashCopy(/*read_only=*/true));
   ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 5, 9300));
-  EXPECT_GT(Bytes(StagingPath(CrashStaging(), id)), 300u);
+  EXPECT_GT(Staged(StagingPath(CrashStaging(), id)), 300u);
   ASSERT_OK(MountCrashCopy());
   ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 5, 9300));
   EXPECT_FALSE(std::filesystem::exists(StagingPath(CrashStaging(), id)));
@@ -189,21 +204,76 @@ TEST_F(HostStagingTest, DamagedStagingIsRefusedATornLastPieceDropped) {
   ASSERT_OK(w->Flush());
   const std::string staged = StagingPath(CrashStaging(), FileId("/wal"));
   ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
-  ASSERT_EQ(Bytes(staged), 2 * kStageHeaderBytes + 500);
+  ASSERT_EQ(Staged(staged), 2 * kStageHeaderBytes + 500);
   {  // one bit of the first piece's data
     std::fstream f(staged, std::ios::in | std::ios::out | std::ios::binary);
-    f.seekp(kStageHeaderBytes + 10);
+    f.seekp(kStageFileHeaderBytes + kStageHeaderBytes + 10);
     f.put(static_cast<char>(Pattern(6, 10, 1)[0] ^ 1));
   }
   absl::Status s = MountCrashCopy();
   EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), staged)) << s;
 
-  // The second piece cut short: the Flush it came from never returned.
+  // A count past the file's end is damage too.
   ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
-  std::filesystem::resize_file(staged, Bytes(staged) - 1);
+  SetStaged(staged, std::filesystem::file_size(staged));
+  s = MountCrashCopy();
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+
+  // The count not yet past the second piece: the process died copying it,
+  // and the Flush it came from never returned.
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  SetStaged(staged, kStageHeaderBytes + 200);
   ASSERT_OK(MountCrashCopy());
   ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 6, 200));
+
+  // A count that ends inside a piece is damage: it is stored only after
+  // a whole piece.
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  SetStaged(staged, kStageHeaderBytes + 199);
+  s = MountCrashCopy();
+  EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+  ASSERT_OK(w->Close());
+}
+
+// A staging file written by pwritev, without the mapped file's header
+// (earlier versions), still mounts: its pieces end at the file's size, a
+// short last piece dropped.
+TEST_F(HostStagingTest, AStagingFileWithoutAHeaderStillMounts) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
+  ASSERT_OK(w->Append(Pattern(9, 0, 100)));
+  ASSERT_OK(w->Sync());
+  const uint64_t id = FileId("/wal");
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  std::vector<uint8_t> bytes;
+  for (uint64_t offset : {100, 150}) {
+    const std::vector<uint8_t> data = Pattern(9, offset, 50);
+    uint8_t header[kStageHeaderBytes];
+    EncodeStageHeader({.length = 50,
+                       .file_id = id,
+                       .offset = offset,
+                       .crc = DataCrc(0, data.data(), data.size())},
+                      header);
+    bytes.insert(bytes.end(), header, header + sizeof header);
+    bytes.insert(bytes.end(), data.begin(), data.end());
+  }
+  const std::string staged = StagingPath(CrashStaging(), id);
+  std::filesystem::create_directories(CrashStaging());
+  {
+    std::ofstream f(staged, std::ios::binary | std::ios::trunc);
+    f.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size() - 1));
+  }
+  ASSERT_OK(MountCrashCopy());
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 9, 150));
+
+  // All zeroes: the process died making it, before any piece.
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  std::filesystem::create_directories(CrashStaging());
+  { std::ofstream f(staged, std::ios::binary | std::ios::trunc); }
+  std::filesystem::resize_file(staged, 4096);
+  ASSERT_OK(MountCrashCopy());
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 9, 100));
   ASSERT_OK(w->Close());
 }
 
@@ -217,7 +287,7 @@ TEST_F(HostStagingTest, StagingPastTheFileEndIsDataLoss) {
   const uint64_t id = FileId("/wal");
   std::filesystem::create_directories(LiveStaging());
   {
-    ASSERT_OK_AND_ASSIGN(auto f, StagingFile::Create(StagingPath(LiveStaging(), id)));
+    ASSERT_OK_AND_ASSIGN(auto f, StagingFile::Create(StagingPath(LiveStaging(), id), 1 << 16));
     ASSERT_OK(f.Stage(id, 200, Pattern(7, 200, 50)));
   }
   vol_.reset();
@@ -252,9 +322,11 @@ TEST_F(HostStagingTest, StagingStaysBounded) {
     ASSERT_OK(w->Append(Pattern(3, size, 3000)));
     size += 3000;
     ASSERT_OK(w->Flush());
-    most = std::max(most, Bytes(staged));
+    most = std::max(most, Staged(staged));
+    ASSERT_EQ(std::filesystem::file_size(staged), 4u << 20);
   }
-  EXPECT_LE(most, (4u << 20) + (4u << 20) / 3000 * kStageHeaderBytes + 3000 + kStageHeaderBytes);
+  EXPECT_LE(most, (4u << 20) - kStageFileHeaderBytes);
+  EXPECT_GE(most, (4u << 20) - kStageFileHeaderBytes - 2 * (3000 + kStageHeaderBytes));
   ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
   ASSERT_OK(MountCrashCopy());
   ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 3, size));
