@@ -63,10 +63,14 @@ profiled() {
 }
 
 # run SYSTEM NS LOG VALUE_SIZE FLAGS...: formats, then runs db_bench.
+# LOG.stat gets the namespace's block-layer counters (/sys/block/NS/stat:
+# requests, sectors, cache flushes and their time) before and after, the
+# format included.
 run() {
   local system=$1 ns=$2 log=$3 vsize=$4
   shift 4
   local rc=0
+  cat "/sys/block/$ns/stat" > "$log.stat"
   case $system in
     zonestack)
       "$ZSCTL" mkfs -d "zbd:/dev/$ns" > "$log.mkfs" 2>&1 || rc=$?
@@ -96,6 +100,7 @@ run() {
       umount /mnt 2> /dev/null
       ;;
   esac
+  cat "/sys/block/$ns/stat" >> "$log.stat"
   if [ $rc -ne 0 ]; then
     echo "FAIL $(basename "$log"): exit $rc: $(tail -n 2 "$log" "$log.mkfs" 2>/dev/null | tr '\n' ' ')" |
       tee -a "$summary"

@@ -20,6 +20,7 @@ RATIOS = (("zonestack", "zenfs"), ("zsnoflush", "zenfs"), ("zonestack", "ext4"),
 def load(runs):
     """{(value_size, setting, ns): {round: {system: {benchmark: ops/s}}}}"""
     table = defaultdict(lambda: defaultdict(dict))
+    io = defaultdict(lambda: defaultdict(dict))
     for path in sorted(Path(runs).glob("*.txt")):
         m = RUN.match(path.name)
         if not m:
@@ -27,7 +28,24 @@ def load(runs):
         vsize, setting, ns, rnd, system = m.groups()
         found = {name: float(ops) for name, ops in OPS.findall(path.read_text())}
         table[(int(vsize), setting, ns)][int(rnd)][system] = found
-    return table
+        io[(int(vsize), setting, ns)][int(rnd)][system] = block_io(path.with_name(path.name + ".stat"))
+    return table, io
+
+
+# /sys/block/NS/stat's fields (Documentation/block/stat.rst) kept per run.
+STAT_FIELDS = {"reads": 0, "read_sectors": 2, "writes": 4, "write_sectors": 6,
+               "io_ms": 9, "flushes": 14, "flush_ms": 15}
+
+
+def block_io(path):
+    """The namespace's block-layer counters over a run (guest.sh's RUN.stat:
+    the counters before and after), or None."""
+    if not path.exists():
+        return None
+    lines = [list(map(int, line.split())) for line in path.read_text().splitlines() if line.strip()]
+    if len(lines) != 2 or len(lines[0]) < 17:
+        return None
+    return {name: lines[1][i] - lines[0][i] for name, i in STAT_FIELDS.items()}
 
 
 def spread(values):
@@ -61,10 +79,16 @@ def main():
         "ratios": [],
     }
     print(f"throughput ratios, median (min-max) over rounds; QEMU {args.accel.upper()}")
-    for (vsize, setting, ns), rounds in sorted(load(Path(args.out, "runs")).items()):
+    table, io = load(Path(args.out, "runs"))
+    for (vsize, setting, ns), rounds in sorted(table.items()):
         for rnd, systems in sorted(rounds.items()):
             result["runs"].append({"value_size": vsize, "setting": setting, "namespace": ns,
-                                   "round": rnd, "ops": systems})
+                                   "round": rnd, "ops": systems,
+                                   "block_io": io[(vsize, setting, ns)][rnd]})
+            for system, counts in sorted(io[(vsize, setting, ns)][rnd].items()):
+                if counts:
+                    print(f"  v{vsize} {setting:<7} {ns} round {rnd} {system:<10} block I/O: " +
+                          " ".join(f"{k}={v}" for k, v in counts.items()))
         for bench in benchmarks:
             row = {"value_size": vsize, "setting": setting, "namespace": ns, "benchmark": bench}
             cells = []
