@@ -11,7 +11,7 @@
 set -uo pipefail
 out=$1
 export HOME=/tmp PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-. "$out/peer.env"  # ZONESTACK_LIB ZSCTL ZENFS_LIB ZENFS_TOOL NUM PAIRS BENCHMARKS VALUE_SIZES SETTINGS NAMESPACES PROFILE
+. "$out/peer.env"  # ZONESTACK_LIB ZSCTL ZENFS_LIB ZENFS_TOOL NUM PAIRS BENCHMARKS VALUE_SIZES SETTINGS NAMESPACES PROFILE WRITE_CACHE
 mkdir -p "$out/runs"
 summary=$out/summary.txt
 : > "$summary"
@@ -20,13 +20,20 @@ failed=0
 for _ in $(seq 100); do [ -b /dev/nvme0n3 ] && break; sleep 0.1; done
 # ZenFS refuses a zoned device without mq-deadline.
 for ns in nvme0n1 nvme0n2; do echo mq-deadline > /sys/block/$ns/queue/scheduler; done
+# QEMU's namespaces have a volatile write cache, and each cache flush
+# becomes an fdatasync of the host's image file. WRITE_CACHE=through
+# tells the kernel they have none, as a drive with power-loss protection
+# reports: the kernel then sends no flushes (ZenFS sends none anyway).
+if [ "${WRITE_CACHE:-back}" = through ]; then
+  for ns in nvme0n1 nvme0n2 nvme0n3; do echo "write through" > /sys/block/$ns/queue/write_cache; done
+fi
 {
   echo "kernel $(uname -r), $(nproc) CPUs"
   for d in nvme0n1 nvme0n2 nvme0n3; do
     q=/sys/block/$d/queue
     echo "$d: zoned=$(cat $q/zoned) zones=$(cat $q/nr_zones 2>/dev/null)" \
          "zone=$(( $(cat $q/chunk_sectors) / 2 ))KiB max_active=$(cat $q/max_active_zones 2>/dev/null)" \
-         "scheduler=$(cat $q/scheduler)"
+         "scheduler=$(cat $q/scheduler) write_cache=$(cat $q/write_cache)"
   done
 } | tee -a "$summary"
 

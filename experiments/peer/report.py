@@ -34,7 +34,7 @@ def load(runs):
 
 # /sys/block/NS/stat's fields (Documentation/block/stat.rst) kept per run.
 STAT_FIELDS = {"reads": 0, "read_sectors": 2, "writes": 4, "write_sectors": 6,
-               "io_ms": 9, "flushes": 14, "flush_ms": 15}
+               "io_ms": 9, "flushes": 15, "flush_ms": 16}
 
 
 def block_io(path):
@@ -73,12 +73,14 @@ def main():
         "build_type": args.build_type,
         "accel": args.accel,
         "zenfs": args.zenfs,
-        "settings": {k: env[k].strip('"') for k in ("NUM", "PAIRS", "VALUE_SIZES", "BENCHMARKS", "SETTINGS", "NAMESPACES")
+        "settings": {k: env[k].strip('"') for k in ("NUM", "PAIRS", "VALUE_SIZES", "BENCHMARKS", "SETTINGS", "NAMESPACES",
+                                                       "WRITE_CACHE")
                      if k in env},
         "runs": [],
         "ratios": [],
     }
-    print(f"throughput ratios, median (min-max) over rounds; QEMU {args.accel.upper()}")
+    print(f"throughput ratios, median (min-max) over rounds; QEMU {args.accel.upper()}, "
+          f"write cache {env.get('WRITE_CACHE', 'back')}")
     table, io = load(Path(args.out, "runs"))
     for (vsize, setting, ns), rounds in sorted(table.items()):
         for rnd, systems in sorted(rounds.items()):

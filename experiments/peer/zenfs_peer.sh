@@ -25,7 +25,10 @@
 #   (experiments/results/peer.json), VM_DIR (build/vm-peer), VM_TIMEOUT
 #   seconds (36000), VM_MEM, VM_ACCEL as scripts/vm_test.sh; PROFILE=1
 #   profiles each zoned system's runs with perf (RUN.perf.txt beside each
-#   run's output; such rounds' rates are no comparison).
+#   run's output; such rounds' rates are no comparison); WRITE_CACHE
+#   (back: QEMU's volatile write cache, each flush an fdatasync on the
+#   host; through: the guest's kernel told there is none, as a drive with
+#   power-loss protection, so it sends no flushes).
 # Holds /tmp/zonestack-heavy.lock throughout: run nothing heavy beside it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -85,6 +88,7 @@ BENCHMARKS=${BENCHMARKS:-fillrandom,overwrite,readrandom,readwhilewriting,seekra
 SETTINGS="${SETTINGS:-default direct}"
 NAMESPACES="${NAMESPACES:-nvme0n1 nvme0n2}"
 PROFILE=${PROFILE:-0}
+WRITE_CACHE=${WRITE_CACHE:-back}
 ENV
 
 vm_accel

@@ -18,7 +18,7 @@ spec.loader.exec_module(peer_report)
 
 def stat_line(reads, writes, flushes, flush_ms):
     fields = [0] * 17
-    fields[0], fields[4], fields[14], fields[15] = reads, writes, flushes, flush_ms
+    fields[0], fields[4], fields[15], fields[16] = reads, writes, flushes, flush_ms
     return " ".join(map(str, fields))
 
 

@@ -145,11 +145,14 @@ IOStatus ZoneStackFileSystem::OpenWritable(const std::string& fname, const FileO
       absl::NotFoundError("not opened");
   if (reopen) file = volume_->Reopen(path);
   if (!reopen || file.status().code() == absl::StatusCode::kNotFound) {
-    file = volume_->Create(path, hint);
+    // A new file's name is durable at its first Sync or RocksDB's next
+    // FSDirectory::Fsync (ZsDirectory), as on a POSIX file system, rather
+    // than at creation: a cache flush saved per file.
+    file = volume_->Create(path, hint, /*durable_name=*/false);
     if (file.status().code() == absl::StatusCode::kAlreadyExists) {
       // RocksDB's contract: a new writable file replaces an old one.
       if (auto s = volume_->Delete(path); !s.ok()) return ToIOStatus(s, path);
-      file = volume_->Create(path, hint);
+      file = volume_->Create(path, hint, /*durable_name=*/false);
     }
   }
   if (!file.ok()) return ToIOStatus(file.status(), path);
@@ -190,7 +193,7 @@ IOStatus ZoneStackFileSystem::NewDirectory(const std::string& name, const IOOpti
   bool is_dir = false;
   if (IOStatus s = IsDirectory(name, options, &is_dir, dbg); !s.ok()) return s;
   if (!is_dir) return IOStatus::IOError(Normalize(name), "not a directory");
-  *result = std::make_unique<ZsDirectory>();
+  *result = std::make_unique<ZsDirectory>(volume_);
   return IOStatus::OK();
 }
 

@@ -11,6 +11,7 @@
 #include "absl/synchronization/mutex.h"
 #include "zfs/placement.h"
 #include "policy/scheme.h"
+#include "glue/status_map.h"
 #include "rocksdb/file_system.h"
 #include "zfs/volume.h"
 
@@ -143,16 +144,22 @@ class ZsSequentialFile : public rocksdb::FSSequentialFile {
 
 // zfs syncs a file's metadata (its name included) with the file itself, so
 // a directory has nothing of its own to sync.
+// Fsync makes every name change logged so far durable: new files' names
+// are logged without a flush (zs_file_system.cc, OpenWritable).
 class ZsDirectory : public rocksdb::FSDirectory {
  public:
+  explicit ZsDirectory(std::shared_ptr<zfs::Volume> volume) : volume_(std::move(volume)) {}
   rocksdb::IOStatus Fsync(const rocksdb::IOOptions& /*options*/,
                           rocksdb::IODebugContext* /*dbg*/) override {
-    return rocksdb::IOStatus::OK();
+    return ToIOStatus(volume_->SyncNamespace(), "directory sync");
   }
   rocksdb::IOStatus Close(const rocksdb::IOOptions& /*options*/,
                           rocksdb::IODebugContext* /*dbg*/) override {
     return rocksdb::IOStatus::OK();
   }
+
+ private:
+  std::shared_ptr<zfs::Volume> volume_;
 };
 
 }  // namespace zonestack::rocks

@@ -461,6 +461,7 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<Ta
   // Data first: every device holding unsynced extents is flushed before the
   // record that makes them part of the file.
   std::vector<Extent> fresh;
+  bool flush = durable;  // whether the record is flushed
   {
     absl::MutexLock lock(&mu_);
     absl::ReaderMutexLock fl(&file.mu);
@@ -469,12 +470,14 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<Ta
         file.tail == tail) {
       // Nothing new to log; a Sync after a Flush makes the Flush's record
       // and data durable.
-      if (!durable || !file.flushed_unsynced) return absl::OkStatus();
+      if (!durable || !(file.flushed_unsynced || file.name_unflushed)) return absl::OkStatus();
       if (auto s = FlushPendingDevices(); !s.ok()) return s;
       if (auto s = members_[label_.meta_device].dev->Flush({IoClass::kMetadata}); !s.ok()) {
         return s;
       }
       file.flushed_unsynced = false;
+      file.name_unflushed = false;
+      log_unflushed_ = false;
       return absl::OkStatus();
     }
     if (file.persisted_extents > 0) {
@@ -486,6 +489,12 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<Ta
       }
     }
     fresh.insert(fresh.end(), file.extents.begin() + file.persisted_extents, file.extents.end());
+    // With nothing new, no Flush's record unsynced and the name durable,
+    // the file is durable already and the record changes only the tail
+    // mark (a Close after a Sync): it need not be flushed. A power cut
+    // that takes it leaves the mark, which mount clears, finding no chunk
+    // after it.
+    flush = durable && (!fresh.empty() || file.flushed_unsynced || file.name_unflushed);
   }
   std::set<uint32_t> devices;
   for (const Extent& x : fresh) devices.insert(x.device);
@@ -522,9 +531,10 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<Ta
   } else if (!tail && file.tail) {
     ops.push_back({.type = OpType::kClearTail, .id = file.id});
   }
-  if (auto s = Commit(std::move(ops), durable); !s.ok()) return s;
+  if (auto s = Commit(std::move(ops), flush); !s.ok()) return s;
   file.tail = tail;
   file.flushed_unsynced = !durable;
+  if (flush) file.name_unflushed = false;
   file.mtime_us = rec.mtime_us;
   absl::ReaderMutexLock fl(&file.mu);
   file.persisted_extents = file.extents.size();

@@ -66,7 +66,8 @@ void VolumeImpl::DroppedName(const std::shared_ptr<FileMeta>& f, const std::stri
 
 absl::StatusOr<std::unique_ptr<WritableFile>> VolumeImpl::Create(const std::string& path,
                                                                   const FileHint& hint,
-                                                                  bool reopen) {
+                                                                  bool reopen,
+                                                                  bool durable_name) {
   if (auto s = CheckPath(path); !s.ok()) return s;
   absl::MutexLock lock(&mu_);
   if (auto s = CheckWritable(); !s.ok()) return s;
@@ -97,12 +98,13 @@ absl::StatusOr<std::unique_ptr<WritableFile>> VolumeImpl::Create(const std::stri
     ops.push_back({.type = OpType::kPutFile, .file = f->ToRecord()});
   }
   if (old) ops.push_back(DropName(*old, path));  // create truncates: a new file
-  if (auto s = Commit(std::move(ops)); !s.ok()) return s;
+  if (auto s = Commit(std::move(ops), /*durable=*/durable_name || old); !s.ok()) return s;
   ++next_id_;
   if (old) DroppedName(old, path);
   files_[f->id] = f;
   names_[path] = f->id;
   f->writer_open = true;
+  f->name_unflushed = !durable_name && !old;
   ResetDeadZones();
   return NewWritableFile(this, f);
 }
@@ -307,7 +309,8 @@ absl::Status VolumeImpl::SetHint(const std::string& path, const FileHint& hint) 
   std::shared_ptr<FileMeta> f = Find(path);
   if (!f) return NoSuchFile(path);
   // Logged now: a closed file, or one with nothing new to sync, would
-  // otherwise lose it at the next mount.
+  // otherwise lose it at the next mount. Not flushed: a hint guides
+  // placement only, and the next durable change carries it.
   FileHint updated = f->hint;
   updated.kind = hint.kind;
   updated.lifetime = hint.lifetime;
@@ -316,7 +319,7 @@ absl::Status VolumeImpl::SetHint(const std::string& path, const FileHint& hint) 
   op.file.kind = updated.kind;
   op.file.lifetime = updated.lifetime;
   op.file.level = updated.level;
-  if (auto s = Commit({op}); !s.ok()) return s;
+  if (auto s = Commit({op}, /*durable=*/false); !s.ok()) return s;
   f->hint = updated;
   return absl::OkStatus();
 }

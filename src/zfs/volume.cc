@@ -576,6 +576,7 @@ absl::Status VolumeImpl::Commit(std::vector<Op> ops, bool durable) {
         return Snapshot();
       },
       durable);
+  if (s.ok()) log_unflushed_ = !durable;
   if (!s.ok()) {
     // Keep the zone groups for the next record.
     for (Op& op : all) {
@@ -586,6 +587,15 @@ absl::Status VolumeImpl::Commit(std::vector<Op> ops, bool durable) {
     }
   }
   return s;
+}
+
+absl::Status VolumeImpl::SyncNamespace() {
+  absl::MutexLock lock(&mu_);
+  if (!log_unflushed_) return absl::OkStatus();
+  if (auto s = FlushPendingDevices(); !s.ok()) return s;
+  if (auto s = members_[label_.meta_device].dev->Flush({IoClass::kMetadata}); !s.ok()) return s;
+  log_unflushed_ = false;
+  return absl::OkStatus();
 }
 
 absl::Status VolumeImpl::FlushPendingDevices() {
@@ -609,9 +619,11 @@ Volume::Volume(std::unique_ptr<VolumeImpl> impl)
 Volume::~Volume() = default;
 
 absl::StatusOr<std::unique_ptr<WritableFile>> Volume::Create(const std::string& path,
-                                                             const FileHint& hint) {
-  return impl_->Create(path, hint, /*reopen=*/false);
+                                                             const FileHint& hint,
+                                                             bool durable_name) {
+  return impl_->Create(path, hint, /*reopen=*/false, durable_name);
 }
+absl::Status Volume::SyncNamespace() { return impl_->SyncNamespace(); }
 absl::StatusOr<std::unique_ptr<WritableFile>> Volume::Reopen(const std::string& path) {
   return impl_->Create(path, {}, /*reopen=*/true);
 }

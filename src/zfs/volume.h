@@ -258,8 +258,18 @@ class Volume {
   ~Volume();
 
   // Paths are absolute ("/db/000012.sst"); "." and ".." are not resolved.
+  // The new name is durable on return, or with `durable_name` false
+  // written to the log but made durable only by the next durable change
+  // (the file's first Sync, SyncNamespace, any other file's Sync or name
+  // change): the contract of a POSIX file system, where a new file
+  // survives a power cut once the directory is synced, and RocksDB's. A
+  // power cut before then loses the new file, nothing else. Replacing an
+  // existing file is always durable (its zones may be reset at once).
   absl::StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
-                                                       const FileHint& hint);
+                                                       const FileHint& hint,
+                                                       bool durable_name = true);
+  // Makes every change logged so far durable (RocksDB's FSDirectory::Fsync).
+  absl::Status SyncNamespace();
   // Reopens an existing file for appending (RocksDB's ReopenWritableFile).
   absl::StatusOr<std::unique_ptr<WritableFile>> Reopen(const std::string& path);
   absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path,

@@ -78,6 +78,9 @@ struct FileMeta {
   uint64_t persisted_size = 0;
   // The last record of this file was written by a Flush (not flushed).
   bool flushed_unsynced = false;
+  // Created without a durable name (Volume::Create's durable_name): the
+  // file's first Sync flushes the log even with nothing new to log.
+  bool name_unflushed = false;
   // The tail mark the log holds for this file's writer, if any.
   std::optional<TailMark> tail;
 
@@ -234,7 +237,9 @@ class VolumeImpl {
 
   // --- namespace (namespace.cc)
   absl::StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
-                                                       const FileHint& hint, bool reopen);
+                                                       const FileHint& hint, bool reopen,
+                                                       bool durable_name = true);
+  absl::Status SyncNamespace() ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path,
                                                      const OpenOptions& options);
   absl::Status Delete(const std::string& path);
@@ -595,6 +600,8 @@ class VolumeImpl {
   std::vector<std::set<uint32_t>> split_logged_ ABSL_GUARDED_BY(mu_);
   // Per member: data written by a Flush and not flushed since.
   std::vector<bool> flush_pending_ ABSL_GUARDED_BY(mu_);
+  // A record reached the log without a flush since the last flushed one.
+  bool log_unflushed_ ABSL_GUARDED_BY(mu_) = false;
   std::function<bool()> cache_reclaimer_ ABSL_GUARDED_BY(mu_);
 
   // Last: stopped (its threads joined) before anything above goes.

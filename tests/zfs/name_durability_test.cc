@@ -1,0 +1,114 @@
+// When names and closes reach the media: a name created with
+// durable_name = false (RocksDB's glue) is lost by a power cut until the
+// file's first Sync, SyncNamespace or another durable change, and nothing
+// else is; a Close after a Sync flushes nothing; hints are logged without
+// a flush. Each case cuts the power (zfs_test_util.h, Crash) and mounts.
+#include <gtest/gtest.h>
+
+#include "zfs_test_util.h"
+
+namespace zonestack::zfs {
+namespace {
+
+using namespace testing_util;
+
+class NameDurabilityTest : public VolumeTest {
+ protected:
+  void SetUp() override { FormatAndMount({OpenDev(ZnsUri(16))}); }
+  uint64_t Flushes() const { return devs_[0]->Stats().flushes; }
+  bool Exists(const std::string& path) { return vol_->Stat(path).ok(); }
+  // Cuts the power with `open` writers still open, then mounts.
+  void CutAndMount(std::vector<std::unique_ptr<WritableFile>> open = {}) {
+    Crash(devs_, vol_, open);
+    Mount();
+  }
+};
+
+TEST_F(NameDurabilityTest, ADeferredNameIsLostByAPowerCutAndNothingElse) {
+  ASSERT_OK(WriteFile(*vol_, "/kept", Pattern(1, 5000)));
+  const uint64_t before = Flushes();
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/new", {}, /*durable_name=*/false));
+  EXPECT_EQ(Flushes(), before) << "a deferred name flushed the device";
+  ASSERT_OK(w->Append(Pattern(2, 100)));
+  std::vector<std::unique_ptr<WritableFile>> open;
+  open.push_back(std::move(w));
+  CutAndMount(std::move(open));
+  EXPECT_FALSE(Exists("/new"));
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/kept", 1, 5000));
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(NameDurabilityTest, SyncNamespaceMakesADeferredNameDurable) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/new", {}, /*durable_name=*/false));
+  const uint64_t before = Flushes();
+  ASSERT_OK(vol_->SyncNamespace());
+  const uint64_t after = Flushes();
+  EXPECT_GT(after, before);
+  ASSERT_OK(vol_->SyncNamespace());
+  EXPECT_EQ(Flushes(), after) << "nothing new to make durable, yet a flush";
+  std::vector<std::unique_ptr<WritableFile>> open;
+  open.push_back(std::move(w));
+  CutAndMount(std::move(open));
+  EXPECT_TRUE(Exists("/new"));
+  ExpectConsistent(*vol_);
+}
+
+// An empty file synced: the Sync has no data to log, but the name.
+TEST_F(NameDurabilityTest, TheFirstSyncMakesADeferredNameDurable) {
+  ASSERT_OK_AND_ASSIGN(auto empty, vol_->Create("/empty", {}, /*durable_name=*/false));
+  ASSERT_OK(empty->Sync());
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/data", {}, /*durable_name=*/false));
+  ASSERT_OK(w->Append(Pattern(3, 7000)));
+  ASSERT_OK(w->Sync());
+  std::vector<std::unique_ptr<WritableFile>> open;
+  open.push_back(std::move(empty));
+  open.push_back(std::move(w));
+  CutAndMount(std::move(open));
+  EXPECT_TRUE(Exists("/empty"));
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/data", 3, 7000));
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(NameDurabilityTest, ACloseAfterASyncFlushesNothingAndLosesNothing) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/f", {}));
+  ASSERT_OK(w->Append(Pattern(4, 10000)));
+  ASSERT_OK(w->Sync());
+  const uint64_t before = Flushes();
+  ASSERT_OK(w->Close());
+  EXPECT_EQ(Flushes(), before) << "a Close with nothing new flushed the device";
+  // Another writer takes the zone after the closed file's tail mark.
+  ASSERT_OK_AND_ASSIGN(auto other, vol_->Create("/other", {}));
+  ASSERT_OK(other->Append(Pattern(5, 3000)));
+  ASSERT_OK(other->Sync());
+  std::vector<std::unique_ptr<WritableFile>> open;
+  open.push_back(std::move(other));
+  CutAndMount(std::move(open));
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/f", 4, 10000));
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/other", 5, 3000));
+  ExpectConsistent(*vol_);
+}
+
+// A Close with bytes not yet synced still syncs them (zfs's contract).
+TEST_F(NameDurabilityTest, ACloseWithNewBytesStillSyncsThem) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/f", {}, /*durable_name=*/false));
+  ASSERT_OK(w->Append(Pattern(6, 9000)));
+  ASSERT_OK(w->Close());
+  CutAndMount();
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/f", 6, 9000));
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(NameDurabilityTest, AHintIsLoggedWithoutAFlush) {
+  ASSERT_OK(WriteFile(*vol_, "/f", Pattern(7, 100)));
+  const uint64_t before = Flushes();
+  ASSERT_OK(vol_->SetHint("/f", {.kind = FileKind::kSst, .level = 3}));
+  EXPECT_EQ(Flushes(), before);
+  ASSERT_OK(vol_->SyncNamespace());
+  CutAndMount();
+  ASSERT_OK_AND_ASSIGN(FileStat st, vol_->Stat("/f"));
+  EXPECT_EQ(st.size, 100u);
+  ExpectConsistent(*vol_);
+}
+
+}  // namespace
+}  // namespace zonestack::zfs
