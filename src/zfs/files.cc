@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "zfs/host_staging.h"
@@ -44,6 +45,15 @@ struct BlockAlignedAllocator {
     return static_cast<T*>(::operator new[](n * sizeof(T), std::align_val_t{kMemoryAlignment}));
   }
   void deallocate(T* p, size_t) { ::operator delete[](p, std::align_val_t{kMemoryAlignment}); }
+  // Growth leaves new bytes uninitialized: Append copies over them.
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
   friend bool operator==(const BlockAlignedAllocator&, const BlockAlignedAllocator&) {
     return true;
   }
@@ -93,7 +103,11 @@ class ZoneWritableFile : public WritableFile {
 
   absl::Status Append(std::span<const uint8_t> data) override {
     if (closed_) return absl::FailedPreconditionError("append to a closed file");
-    buf_.insert(buf_.end(), data.begin(), data.end());
+    // resize and memcpy: with an allocator other than std::allocator,
+    // libstdc++'s insert copies byte by byte.
+    const size_t old = buf_.size();
+    buf_.resize(old + data.size());
+    if (!data.empty()) std::memcpy(buf_.data() + old, data.data(), data.size());
     size_ += data.size();
     if (buf_.size() >= kWriteBatch) return WriteOut(/*pad=*/false, OutLimit());
     return absl::OkStatus();
