@@ -142,8 +142,6 @@ class ZsSequentialFile : public rocksdb::FSSequentialFile {
   uint64_t position_ = 0;
 };
 
-// zfs syncs a file's metadata (its name included) with the file itself, so
-// a directory has nothing of its own to sync.
 // Fsync makes every name change logged so far durable: new files' names
 // are logged without a flush (zs_file_system.cc, OpenWritable).
 class ZsDirectory : public rocksdb::FSDirectory {

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "zfs/host_staging.h"
@@ -46,13 +45,10 @@ struct BlockAlignedAllocator {
   }
   void deallocate(T* p, size_t) { ::operator delete[](p, std::align_val_t{kMemoryAlignment}); }
   // Growth leaves new bytes uninitialized: Append copies over them.
+  // (Construction with a value, the padding's, is the default one.)
   template <typename U>
   void construct(U* p) noexcept {
     ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
   friend bool operator==(const BlockAlignedAllocator&, const BlockAlignedAllocator&) {
     return true;
@@ -485,13 +481,9 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<Ta
       // Nothing new to log; a Sync after a Flush makes the Flush's record
       // and data durable.
       if (!durable || !(file.flushed_unsynced || file.name_unflushed)) return absl::OkStatus();
-      if (auto s = FlushPendingDevices(); !s.ok()) return s;
-      if (auto s = members_[label_.meta_device].dev->Flush({IoClass::kMetadata}); !s.ok()) {
-        return s;
-      }
+      if (auto s = FlushLog(); !s.ok()) return s;
       file.flushed_unsynced = false;
       file.name_unflushed = false;
-      log_unflushed_ = false;
       return absl::OkStatus();
     }
     if (file.persisted_extents > 0) {

@@ -576,8 +576,9 @@ absl::Status VolumeImpl::Commit(std::vector<Op> ops, bool durable) {
         return Snapshot();
       },
       durable);
-  if (s.ok()) log_unflushed_ = !durable;
-  if (!s.ok()) {
+  if (s.ok()) {
+    log_unflushed_ = !durable;
+  } else {
     // Keep the zone groups for the next record.
     for (Op& op : all) {
       if (op.type == OpType::kSetZoneGroup || op.type == OpType::kSetPoolZoneGroup ||
@@ -592,6 +593,10 @@ absl::Status VolumeImpl::Commit(std::vector<Op> ops, bool durable) {
 absl::Status VolumeImpl::SyncNamespace() {
   absl::MutexLock lock(&mu_);
   if (!log_unflushed_) return absl::OkStatus();
+  return FlushLog();
+}
+
+absl::Status VolumeImpl::FlushLog() {
   if (auto s = FlushPendingDevices(); !s.ok()) return s;
   if (auto s = members_[label_.meta_device].dev->Flush({IoClass::kMetadata}); !s.ok()) return s;
   log_unflushed_ = false;

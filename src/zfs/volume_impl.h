@@ -385,6 +385,9 @@ class VolumeImpl {
   // Flushes the devices holding data that only a Flush's record describes,
   // so that no flushed record ever describes data a power cut can take.
   absl::Status FlushPendingDevices() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Makes every record written so far durable: the pending devices, then
+  // the metadata device.
+  absl::Status FlushLog() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Applies one op to the in-memory state (replay and live commits).
   void Apply(const Op& op) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<Op> Snapshot() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
