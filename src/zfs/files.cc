@@ -109,11 +109,12 @@ class ZoneWritableFile : public WritableFile {
     return absl::OkStatus();
   }
 
-  // A Flush in the zone of the file's tail mark writes its data as a
-  // chunk ending in a trailer (format.h, FlushTrailer) and logs nothing:
-  // mount finds the chunk by walking the zone from the mark. Elsewhere
-  // (the first Flush, or the first after the writer moved to another
-  // zone) it logs the extents and a mark at the writer's position.
+  // A Flush writes its data as a chunk ending in a trailer (format.h,
+  // FlushTrailer) after the file's tail mark, and logs at most the mark:
+  // mount finds the chunk by walking the zone from the mark (EndChunk).
+  // Where no chunk can end (data written before in another zone, or the
+  // zone too full) it logs the extents and a mark at the writer's
+  // position.
   absl::Status Flush() override {
     if (closed_) return absl::OkStatus();
     switch (vol_->flush_mode()) {
@@ -123,19 +124,34 @@ class ZoneWritableFile : public WritableFile {
     }
     // When the device refuses the chunk, the logged path retries the
     // write and handles a failed zone.
-    if (ChunkFits() && WriteChunk().ok()) return absl::OkStatus();
+    auto ended = EndChunk(/*sync=*/false);
+    if (!ended.ok()) return ended.status();
+    if (*ended) return absl::OkStatus();
     return Logged(/*durable=*/false, /*closing=*/false);
   }
 
+  // A Sync ends a chunk as a Flush does (or finds a Flush's chunks ended)
+  // and flushes once (SyncChunk): the trailer proves the chunk at mount,
+  // so its data need not be durable before a record names it. Otherwise
+  // the data is flushed, then logged.
   absl::Status Sync() override {
     if (closed_) return absl::OkStatus();
-    if (auto s = Logged(/*durable=*/true, /*closing=*/false); !s.ok()) return s;
+    if (chunk_synced_ == size_) return absl::OkStatus();  // durable already
+    auto ended = EndChunk(/*sync=*/true);
+    if (!ended.ok()) return ended.status();
+    if (*ended || ChunksEnded()) {
+      if (auto s = vol_->SyncChunk(*file_, lease_.device); !s.ok()) return s;
+      chunk_synced_ = size_;
+    } else if (auto s = Logged(/*durable=*/true, /*closing=*/false); !s.ok()) {
+      return s;
+    }
     return ClearStage();
   }
 
   absl::Status Close() override {
     if (closed_) return absl::OkStatus();
-    absl::Status s = Logged(/*durable=*/true, /*closing=*/true);
+    absl::Status s =
+        Logged(/*durable=*/true, /*closing=*/true, /*data_durable=*/chunk_synced_ == size_);
     // The log holds it all now; after a failed sync the staging file keeps
     // what only it holds, for the next mount.
     if (s.ok() && stage_) s = stage_->Remove();
@@ -215,12 +231,8 @@ class ZoneWritableFile : public WritableFile {
   absl::Status WriteOutFrom(bool pad, size_t limit, size_t* done) {
     while (*done < limit) {
       if (!lease_.valid() || lease_.next >= lease_.end) {
-        if (lease_.valid()) vol_->ReleaseZone(lease_);
-        lease_ = {};
-        chunk_.reset();  // the mark is in the zone left behind
-        auto lease = vol_->AcquireZone(*file_);
-        if (!lease.ok()) return lease.status();
-        lease_ = *lease;
+        if (auto s = LeaseZone(); !s.ok()) return s;
+        if (!unlogged_) BeginChunk();
       }
       const uint64_t bs = vol_->block_size(lease_.device);
       const uint64_t left = limit - *done;
@@ -251,6 +263,7 @@ class ZoneWritableFile : public WritableFile {
       } else if (chunk_) {
         chunk_crc_ = CombineCrc(chunk_crc_, crc, n);
       }
+      unlogged_ = true;
       lease_.next += physical;
       *done += physical;
     }
@@ -259,20 +272,79 @@ class ZoneWritableFile : public WritableFile {
 
   // Writes the buffer (the tail padded) and logs its extents with the
   // writer's position as the file's tail mark (none when closing).
-  absl::Status Logged(bool durable, bool closing) {
+  absl::Status Logged(bool durable, bool closing, bool data_durable = false) {
     chunk_.reset();
     if (auto s = WriteOut(/*pad=*/true); !s.ok()) return s;
     std::optional<TailMark> tail;
     if (!closing && lease_.valid()) tail = TailMark{lease_.device, lease_.next};
-    if (auto s = vol_->SyncFile(*file_, durable, tail); !s.ok()) return s;
+    if (auto s = vol_->SyncFile(*file_, durable, tail, data_durable); !s.ok()) return s;
     chunk_ = tail;
+    chunk_logged_ = true;
     chunk_crc_ = 0;
+    unlogged_ = false;
     return absl::OkStatus();
   }
 
-  // Whether a Flush can write the buffer as the end of the chunk begun at
-  // the tail mark: the chunk is in the leased zone and, with its trailer,
-  // fits in it.
+  // Releases the writer's zone, if any, and leases another.
+  absl::Status LeaseZone() {
+    if (lease_.valid()) vol_->ReleaseZone(lease_);
+    lease_ = {};
+    chunk_.reset();  // the mark is in the zone left behind
+    auto lease = vol_->AcquireZone(*file_);
+    if (!lease.ok()) return lease.status();
+    lease_ = *lease;
+    return absl::OkStatus();
+  }
+
+  // Begins a chunk at the writer's position that the log does not name
+  // yet: only when the log holds every byte written before, since the
+  // mark EndChunk logs replaces the one the walk would start from.
+  void BeginChunk() {
+    chunk_ = TailMark{lease_.device, lease_.next};
+    chunk_logged_ = false;
+    chunk_crc_ = 0;
+  }
+
+  // Ends the chunk with the buffer (WriteChunk), leasing a zone and
+  // beginning a chunk first if the writer has none and may, and logging
+  // the chunk's mark (unflushed) if the log does not name it. False when
+  // no chunk ends here (the caller logs the data instead, which retries a
+  // write the device refused); an error when no zone could be leased or
+  // the mark not logged, which logging would meet again. A Sync (`sync`)
+  // ends a chunk only where its trailer fits in the padding of the last
+  // block: a Sync of whole blocks logs instead, costing a flush, not a
+  // block and the extents' adjacency (a disk reads adjacent ones in one
+  // request).
+  absl::StatusOr<bool> EndChunk(bool sync) {
+    if (buf_.empty() && (!chunk_ || lease_.next == chunk_->offset)) return false;  // nothing new
+    if (!chunk_) {
+      if (unlogged_) return false;
+      if (!lease_.valid() || lease_.next >= lease_.end) {
+        if (auto s = LeaseZone(); !s.ok()) return s;
+      }
+      BeginChunk();
+    }
+    if (sync) {
+      const uint64_t tail = buf_.size() % vol_->block_size(lease_.device);
+      if (tail == 0 || vol_->block_size(lease_.device) - tail < kTrailerBytes) return false;
+    }
+    if (!ChunkFits()) return false;
+    if (!chunk_logged_) {
+      if (auto s = vol_->LogTailMark(*file_, *chunk_); !s.ok()) return s;
+      chunk_logged_ = true;
+    }
+    return WriteChunk();
+  }
+
+  // Whether all written since the last record ends in chunks reachable
+  // from the logged mark, with nothing after them (a Flush's).
+  bool ChunksEnded() const {
+    return chunk_ && chunk_logged_ && unlogged_ && lease_.valid() && buf_.empty() &&
+           lease_.next == chunk_->offset;
+  }
+
+  // Whether the buffer, with its trailer, can end the chunk in the leased
+  // zone.
   bool ChunkFits() const {
     if (!chunk_ || !lease_.valid()) return false;
     const uint64_t bs = vol_->block_size(lease_.device);
@@ -282,29 +354,31 @@ class ZoneWritableFile : public WritableFile {
   }
 
   // Ends the chunk: the buffer, zero padding and the trailer in one write.
-  // On a device error the chunk is dropped (chunk_ cleared) and the buffer
-  // kept.
-  absl::Status WriteChunk() {
+  // False, with the chunk dropped (chunk_ cleared) and the buffer kept,
+  // when the zone was taken back or failed and was retired (the caller
+  // logs the buffer into another zone); a device error that retiring does
+  // not answer reaches the caller.
+  absl::StatusOr<bool> WriteChunk() {
     const size_t n = buf_.size();
     const uint64_t length = lease_.next - chunk_->offset + n;
-    if (length == 0) return absl::OkStatus();
+    if (length == 0) return true;
     const uint64_t bs = vol_->block_size(lease_.device);
     const uint64_t physical = (n + kTrailerBytes + bs - 1) / bs * bs;
     const uint32_t crc = DataCrc(0, buf_.data(), n);
     if (!vol_->BeginWrite(lease_)) {
-      lease_ = {};  // taken back while this writer was idle: Flush logs instead
+      lease_ = {};  // taken back while this writer was idle: the caller logs
       chunk_.reset();
-      return absl::UnavailableError("the writer's zone was taken back");
+      return false;
     }
     buf_.resize(physical, 0);
     EncodeTrailer({static_cast<uint32_t>(length), CombineCrc(chunk_crc_, crc, n)}, file_->id,
                   chunk_->offset, buf_.data() + physical - kTrailerBytes);
     if (auto s = vol_->device(lease_.device)->Write(lease_.next, buf_, WriteContext(file_->hint));
         !s.ok()) {
-      vol_->EndWrite(lease_, lease_.next);
       buf_.resize(n);
       chunk_.reset();
-      return s;
+      if (auto retry = vol_->WriteFailed(*file_, &lease_, s); !retry.ok()) return retry;
+      return false;
     }
     if (n > 0) {
       vol_->AddExtent(*file_, lease_, lease_.next, n, crc, lease_.next + physical);
@@ -313,20 +387,29 @@ class ZoneWritableFile : public WritableFile {
     }
     lease_.next += physical;
     buf_.clear();
+    unlogged_ = true;
     chunk_ = TailMark{lease_.device, lease_.next};
     chunk_crc_ = 0;
-    return absl::OkStatus();
+    return true;
   }
 
   VolumeImpl* vol_;
   std::shared_ptr<FileMeta> file_;
   std::vector<uint8_t, BlockAlignedAllocator<uint8_t>> buf_;
   Lease lease_;
-  // Where the chunk the next Flush ends begins, when the log's tail mark
-  // for this file lies in the leased zone and only chunk data (whole
+  // Where the chunk the next Flush or Sync ends begins, when the log's
+  // tail mark for this file (or, with chunk_logged_ false, the mark
+  // EndChunk will log) lies in the leased zone and only chunk data (whole
   // blocks, then the buffer) lies between; CRC of that data so far.
   std::optional<TailMark> chunk_;
+  bool chunk_logged_ = false;
   uint32_t chunk_crc_ = 0;
+  // Data was written to the device since the last record: a new chunk may
+  // not begin (BeginChunk), as its mark would hide that data from mount.
+  bool unlogged_ = false;
+  // The file's size when a Sync last ended a chunk (durable with no
+  // record of its extents: a Close need not flush its own).
+  std::optional<uint64_t> chunk_synced_;
   uint64_t size_ = file_->size.load();
   // Host staging: the file's bytes readers see and a crash keeps.
   uint64_t flushed_ = size_;
@@ -467,9 +550,10 @@ void VolumeImpl::PublishStaged(FileMeta& file, std::span<const uint8_t> bytes) {
   file.size = (file.ends.empty() ? 0 : file.ends.back()) + file.staged.size();
 }
 
-absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<TailMark> tail) {
+absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<TailMark> tail,
+                                  bool data_durable) {
   // Data first: every device holding unsynced extents is flushed before the
-  // record that makes them part of the file.
+  // record that makes them part of the file (unless they are durable).
   std::vector<Extent> fresh;
   bool flush = durable;  // whether the record is flushed
   {
@@ -500,14 +584,15 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<Ta
     // mark (a Close after a Sync): it need not be flushed. A power cut
     // that takes it leaves the mark, which mount clears, finding no chunk
     // after it.
-    flush = durable && (!fresh.empty() || file.flushed_unsynced || file.name_unflushed);
+    flush = durable &&
+            ((!fresh.empty() && !data_durable) || file.flushed_unsynced || file.name_unflushed);
   }
   std::set<uint32_t> devices;
   for (const Extent& x : fresh) devices.insert(x.device);
   // A Flush's record is not flushed, but it may become durable with a
   // later record's flush; its data must be durable before that happens
   // (Commit flushes the devices marked here first).
-  if (durable) {
+  if (durable && !data_durable) {
     for (uint32_t d : devices) {
       if (auto s = members_[d].dev->Flush({IoClass::kWal}); !s.ok()) return s;
     }
@@ -527,7 +612,7 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<Ta
   rec.lifetime = file.hint.lifetime;
   rec.level = file.hint.level;
   rec.extents = std::move(fresh);
-  if (!durable) {
+  if (!durable && !data_durable) {
     for (uint32_t d : devices) flush_pending_[d] = true;
   }
   std::vector<Op> ops{{.type = OpType::kAppendFile, .file = rec}};
@@ -548,6 +633,38 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<Ta
   file.persisted_last_crc = file.extents.empty() ? 0 : file.extents.back().crc;
   file.persisted_size = rec.size;
   return absl::OkStatus();
+}
+
+absl::Status VolumeImpl::LogTailMark(FileMeta& file, TailMark mark) {
+  absl::MutexLock lock(&mu_);
+  if (file.deleted) return absl::OkStatus();
+  if (auto s = Commit({{.type = OpType::kSetTail, .id = file.id, .device = mark.device,
+                        .offset = mark.offset}},
+                      /*flush=*/false);
+      !s.ok()) {
+    return s;
+  }
+  file.tail = mark;
+  file.flushed_unsynced = true;
+  return absl::OkStatus();
+}
+
+absl::Status VolumeImpl::SyncChunk(FileMeta& file, uint32_t device) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (file.flushed_unsynced || file.name_unflushed) {
+      // The mark or the name still needs the log flushed; that flush is
+      // the chunk's too when the log lives on its device.
+      if (device != label_.meta_device) {
+        if (auto s = members_[device].dev->Flush({IoClass::kWal}); !s.ok()) return s;
+      }
+      if (auto s = FlushLog(); !s.ok()) return s;
+      file.flushed_unsynced = false;
+      file.name_unflushed = false;
+      return absl::OkStatus();
+    }
+  }
+  return members_[device].dev->Flush({IoClass::kWal});
 }
 
 void VolumeImpl::CloseWriter(FileMeta& file) {

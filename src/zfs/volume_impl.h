@@ -76,7 +76,8 @@ struct FileMeta {
   uint64_t persisted_last_len = 0;  // with this length
   uint32_t persisted_last_crc = 0;  // and the CRC of those bytes
   uint64_t persisted_size = 0;
-  // The last record of this file was written by a Flush (not flushed).
+  // The last record of this file was written by a Flush, or logs its
+  // tail mark (LogTailMark), and is not flushed.
   bool flushed_unsynced = false;
   // Created without a durable name (Volume::Create's durable_name): the
   // file's first Sync flushes the log even with nothing new to log.
@@ -284,9 +285,20 @@ class VolumeImpl {
   // devices: they survive a process crash, not a power cut. The record
   // leaves `tail` as the file's tail mark (nullopt: none, the writer is
   // closing); `tail` must be the writer's next write position, after
-  // every extent the record logs.
-  absl::Status SyncFile(FileMeta& file, bool durable, std::optional<TailMark> tail)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // every extent the record logs. `data_durable`: the new extents are
+  // durable already, as chunks a Sync ended (SyncChunk); the record then
+  // needs no flush, since mount finds them from the durable tail mark.
+  absl::Status SyncFile(FileMeta& file, bool durable, std::optional<TailMark> tail,
+                        bool data_durable = false) ABSL_LOCKS_EXCLUDED(mu_);
+  // Logs `mark` as the file's tail mark, unflushed, before the writer
+  // ends a chunk there that the log does not name yet: the extents before
+  // it are logged, the chunk's data are not (mount walks them).
+  absl::Status LogTailMark(FileMeta& file, TailMark mark) ABSL_LOCKS_EXCLUDED(mu_);
+  // Makes a chunk the writer just ended on `device` durable, with the
+  // file's tail mark and name: one cache flush when the log shares the
+  // device. The chunk's trailer, not the order of flushes, proves its data
+  // at mount, so data and log need no flush of their own in between.
+  absl::Status SyncChunk(FileMeta& file, uint32_t device) ABSL_LOCKS_EXCLUDED(mu_);
   void CloseWriter(FileMeta& file) ABSL_LOCKS_EXCLUDED(mu_);
   void CloseReader(FileMeta& file) ABSL_LOCKS_EXCLUDED(mu_);
   device::ZonedDevice* device(uint32_t i) const { return members_[i].dev.get(); }
