@@ -105,6 +105,7 @@ absl::StatusOr<std::unique_ptr<WritableFile>> VolumeImpl::Create(const std::stri
   names_[path] = f->id;
   f->writer_open = true;
   f->name_unflushed = !durable_name && !old;
+  if (f->name_unflushed) deferred_names_.push_back(f);
   ResetDeadZones();
   return NewWritableFile(this, f);
 }

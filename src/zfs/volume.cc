@@ -577,7 +577,7 @@ absl::Status VolumeImpl::Commit(std::vector<Op> ops, bool durable) {
       },
       durable);
   if (s.ok()) {
-    log_unflushed_ = !durable;
+    if (durable) LogDurable();
   } else {
     // Keep the zone groups for the next record.
     for (Op& op : all) {
@@ -590,16 +590,25 @@ absl::Status VolumeImpl::Commit(std::vector<Op> ops, bool durable) {
   return s;
 }
 
+// Names are what a directory sync promises (POSIX's and RocksDB's
+// contract); the other records a flush would cover need none: a closed
+// file's record after a Sync (its tail mark finds the data), hints, a
+// Flush's record.
 absl::Status VolumeImpl::SyncNamespace() {
   absl::MutexLock lock(&mu_);
-  if (!log_unflushed_) return absl::OkStatus();
+  if (deferred_names_.empty()) return absl::OkStatus();
   return FlushLog();
+}
+
+void VolumeImpl::LogDurable() {
+  for (const auto& f : deferred_names_) f->name_unflushed = false;
+  deferred_names_.clear();
 }
 
 absl::Status VolumeImpl::FlushLog() {
   if (auto s = FlushPendingDevices(); !s.ok()) return s;
   if (auto s = members_[label_.meta_device].dev->Flush({IoClass::kMetadata}); !s.ok()) return s;
-  log_unflushed_ = false;
+  LogDurable();
   return absl::OkStatus();
 }
 

@@ -268,7 +268,10 @@ class Volume {
   absl::StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
                                                        const FileHint& hint,
                                                        bool durable_name = true);
-  // Makes every change logged so far durable (RocksDB's FSDirectory::Fsync).
+  // Makes every name created so far durable (RocksDB's FSDirectory::Fsync):
+  // flushes the log when a create with `durable_name` false is not yet
+  // durable, and nothing otherwise. Records that need no flush to keep
+  // their promise (a hint, a Close after a Sync) may stay unflushed.
   absl::Status SyncNamespace();
   // Reopens an existing file for appending (RocksDB's ReopenWritableFile).
   absl::StatusOr<std::unique_ptr<WritableFile>> Reopen(const std::string& path);

@@ -400,6 +400,8 @@ class VolumeImpl {
   // Makes every record written so far durable: the pending devices, then
   // the metadata device.
   absl::Status FlushLog() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The log is durable up to its last record: deferred names with it.
+  void LogDurable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Applies one op to the in-memory state (replay and live commits).
   void Apply(const Op& op) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<Op> Snapshot() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -615,8 +617,9 @@ class VolumeImpl {
   std::vector<std::set<uint32_t>> split_logged_ ABSL_GUARDED_BY(mu_);
   // Per member: data written by a Flush and not flushed since.
   std::vector<bool> flush_pending_ ABSL_GUARDED_BY(mu_);
-  // A record reached the log without a flush since the last flushed one.
-  bool log_unflushed_ ABSL_GUARDED_BY(mu_) = false;
+  // Files created with a deferred name (FileMeta::name_unflushed) since
+  // the log was last flushed: what SyncNamespace has to make durable.
+  std::vector<std::shared_ptr<FileMeta>> deferred_names_ ABSL_GUARDED_BY(mu_);
   std::function<bool()> cache_reclaimer_ ABSL_GUARDED_BY(mu_);
 
   // Last: stopped (its threads joined) before anything above goes.

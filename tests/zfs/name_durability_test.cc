@@ -2,7 +2,7 @@
 // durable_name = false (RocksDB's glue) is lost by a power cut until the
 // file's first Sync, SyncNamespace or another durable change, and nothing
 // else is; a Close after a Sync flushes nothing; hints are logged without
-// a flush. Each case cuts the power (zfs_test_util.h, Crash) and mounts.
+// a flush; SyncNamespace flushes only for a deferred name. Each case cuts the power (zfs_test_util.h, Crash) and mounts.
 #include <gtest/gtest.h>
 
 #include "zfs_test_util.h"
@@ -50,6 +50,29 @@ TEST_F(NameDurabilityTest, SyncNamespaceMakesADeferredNameDurable) {
   open.push_back(std::move(w));
   CutAndMount(std::move(open));
   EXPECT_TRUE(Exists("/new"));
+  ExpectConsistent(*vol_);
+}
+
+// A directory sync promises names: with none deferred it flushes nothing,
+// whatever else is logged unflushed (a Close after a Sync, a hint).
+TEST_F(NameDurabilityTest, SyncNamespaceFlushesOnlyForADeferredName) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/sst", {}, /*durable_name=*/false));
+  ASSERT_OK(w->Append(Pattern(8, 5000)));
+  ASSERT_OK(w->Sync());
+  ASSERT_OK(w->Close());
+  ASSERT_OK(vol_->SetHint("/sst", {.kind = FileKind::kSst, .level = 1}));
+  uint64_t before = Flushes();
+  ASSERT_OK(vol_->SyncNamespace());
+  EXPECT_EQ(Flushes(), before) << "no name to make durable, yet a flush";
+  ASSERT_OK_AND_ASSIGN(auto wal, vol_->Create("/wal", {}, /*durable_name=*/false));
+  before = Flushes();
+  ASSERT_OK(vol_->SyncNamespace());
+  EXPECT_GT(Flushes(), before);
+  std::vector<std::unique_ptr<WritableFile>> open;
+  open.push_back(std::move(wal));
+  CutAndMount(std::move(open));
+  EXPECT_TRUE(Exists("/wal"));
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/sst", 8, 5000));
   ExpectConsistent(*vol_);
 }
 
