@@ -97,7 +97,10 @@ TEST_P(GearDbWindowsTest, RandomOverwritesNeverRunGcNorFailForSpaceAndAllReadBac
       EXPECT_EQ(count("steps.out_of_window"), 0);
       EXPECT_GT(count("steps.passive"), 0);
     }
-    EXPECT_GT(count("gap_steps"), 0);
+    // Gap steps (sweep_gaps) are not asserted here: whether a sweep meets
+    // a gap depends on where RocksDB's background flushes cut the SSTs,
+    // which varies from run to run (key_slices met none in about 1 run of
+    // 30 under a parallel ctest); gear_compaction_test covers them.
     // Settled, RocksDB has deleted every SST it no longer lists, and every
     // live SST lies in a zone of its level.
     EXPECT_EQ(count("unlisted_sst_bytes"), 0);
