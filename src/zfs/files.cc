@@ -230,7 +230,7 @@ class ZoneWritableFile : public WritableFile {
 
   absl::Status WriteOutFrom(bool pad, size_t limit, size_t* done) {
     while (*done < limit) {
-      if (!lease_.valid() || lease_.next >= lease_.end) {
+      if (!HasRoom()) {
         if (auto s = LeaseZone(); !s.ok()) return s;
         if (!unlogged_) BeginChunk();
       }
@@ -285,6 +285,9 @@ class ZoneWritableFile : public WritableFile {
     return absl::OkStatus();
   }
 
+  // Whether the writer holds a zone with room left.
+  bool HasRoom() const { return lease_.valid() && lease_.next < lease_.end; }
+
   // Releases the writer's zone, if any, and leases another.
   absl::Status LeaseZone() {
     if (lease_.valid()) vol_->ReleaseZone(lease_);
@@ -319,14 +322,14 @@ class ZoneWritableFile : public WritableFile {
     if (buf_.empty() && (!chunk_ || lease_.next == chunk_->offset)) return false;  // nothing new
     if (!chunk_) {
       if (unlogged_) return false;
-      if (!lease_.valid() || lease_.next >= lease_.end) {
+      if (!HasRoom()) {
         if (auto s = LeaseZone(); !s.ok()) return s;
       }
       BeginChunk();
     }
     if (sync) {
-      const uint64_t tail = buf_.size() % vol_->block_size(lease_.device);
-      if (tail == 0 || vol_->block_size(lease_.device) - tail < kTrailerBytes) return false;
+      const uint64_t bs = vol_->block_size(lease_.device);
+      if (buf_.size() % bs == 0 || bs - buf_.size() % bs < kTrailerBytes) return false;
     }
     if (!ChunkFits()) return false;
     if (!chunk_logged_) {
