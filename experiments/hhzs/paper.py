@@ -82,7 +82,8 @@ DEPARTURES = [
     ("Device speeds not divided by K.", "Sizes are scaled, the drives' speeds are not, so a scaled "
      "load keeps the SSD busy a few percent of the time. AUTO's rule on the SSD's write throughput "
      "(raise m below 40% of its sequential rate, lower it above 65%) then never lowers m: AUTO keeps "
-     "SpanDB's m = 4 and places every SST SSD-first (Exp#1's analysis measures it)."),
+     "SpanDB's m = 4 and sends SSTs of every level to the SSD first, its free-space cap aside "
+     "(Exp#1's analysis measures both)."),
     ("O3 throttles to 80% of B3's measured load rate.", "The paper's 6000 OPS is below every basic "
      "scheme's load rate there; the scaled load rates differ, so the throttle is relative."),
 ]
