@@ -147,8 +147,9 @@ def experiment_section(paper, exp, summary, docs_dir, fig_dir, current):
         out.append(t.markdown())
     pngs = figures(tables, exp.name, fig_dir)
     if pngs:
-        out += ["Figures (not committed; `experiments/run.sh " + paper.NAME + " report` draws them): "
-                + ", ".join(f"`{shown(p)}`" for p in pngs), ""]
+        out += ["Figures (not committed; `experiments/run.sh " + paper.NAME + " report` draws them "
+                "in the results folder, `experiments/results` unless `--results` names another): "
+                + ", ".join(f"`{shown(p, fig_dir)}`" for p in pngs), ""]
     analysis = os.path.join(docs_dir, "analysis", f"{exp.name}.md")
     if os.path.exists(analysis):
         with open(analysis) as f:
@@ -156,11 +157,11 @@ def experiment_section(paper, exp, summary, docs_dir, fig_dir, current):
     return "\n".join(out) + "\n"
 
 
-def shown(path):
-    """A path relative to the repository when inside it."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    rel = os.path.relpath(path, root)
-    return path if rel.startswith("..") else rel
+def shown(path, fig_dir):
+    """`path` relative to the results folder (fig_dir is
+    RESULTS/PAPER/figures): a document names no path of one machine."""
+    results = os.path.dirname(os.path.dirname(os.path.abspath(fig_dir)))
+    return os.path.relpath(path, results)
 
 
 COUNTS = ("A run counts only if zsbench exited 0, every scheme ran every phase and every load "
