@@ -50,16 +50,26 @@ declare -A setting_flags=(
 # (CPU clock; the guest has no PMU under TCG), and LOG.perf.txt gets the
 # samples' share by shared object and by symbol (self time: Debian's
 # librocksdb has no frame pointers for call chains). perf's own cost
-# makes such rounds' rates no comparison.
+# makes such rounds' rates no comparison. PROFILE=2 records call chains
+# (DWARF unwinding: the plugins have debug information, Debian's
+# librocksdb has none, so chains stop there) and leaves LOG.perf.data
+# and the kernel's symbols (LOG.kallsyms) for zenfs_peer.sh to report on
+# the host: unwinding under TCG takes longer than the run.
 # profiled LOG PRELOAD CMD...: runs CMD with LD_PRELOAD=PRELOAD.
 profiled() {
   local log=$1 preload=$2
   shift 2
-  if [ "${PROFILE:-0}" != 1 ]; then
+  if [ "${PROFILE:-0}" = 0 ]; then
     LD_PRELOAD=$preload "$@"
     return
   fi
   local rc=0
+  if [ "$PROFILE" = 2 ]; then
+    perf record -q -N -e cpu-clock -F 499 --call-graph dwarf,8192 -o "$log.perf.data" -- \
+      env LD_PRELOAD="$preload" "$@" || rc=$?
+    cp /proc/kallsyms "$log.kallsyms"
+    return $rc
+  fi
   perf record -q -N -e cpu-clock -F 499 -o "$log.perf.data" -- env LD_PRELOAD="$preload" "$@" || rc=$?
   {
     perf report -i "$log.perf.data" --stdio --sort dso --percent-limit 0.5 2>/dev/null

@@ -25,7 +25,8 @@
 #   (experiments/results/peer.json), VM_DIR (build/vm-peer), VM_TIMEOUT
 #   seconds (36000), VM_MEM, VM_ACCEL as scripts/vm_test.sh; PROFILE=1
 #   profiles each zoned system's runs with perf (RUN.perf.txt beside each
-#   run's output; such rounds' rates are no comparison); WRITE_CACHE
+#   run's output; such rounds' rates are no comparison; PROFILE=2 with
+#   call chains); WRITE_CACHE
 #   (back: QEMU's volatile write cache, each flush an fdatasync on the
 #   host; through: the guest's kernel told there is none, as a drive with
 #   power-loss protection, so it sends no flushes).
@@ -104,6 +105,20 @@ vm_boot -device nvme,id=nvme0,serial=zonestack0,zoned.zasl=5 \
 [ -f "$out/summary.txt" ] || die "the VM wrote no summary (qemu exit $qemu_rc); see $vm_dir/console.log"
 cat "$out/summary.txt"
 rc=$(cat "$out/exit_code" 2>/dev/null || echo 1)
+# PROFILE=2: the call chains are unwound here, on the host's CPU (the
+# guest runs the host's files, so the same binaries), with the guest
+# kernel's symbols the guest saved: RUN.perf.txt gets each symbol over 1%
+# of the samples (self time) with its callers.
+if [ "${PROFILE:-0}" = 2 ]; then
+  for data in "$out"/runs/*.perf.data; do
+    [ -f "$data" ] || continue
+    run=${data%.perf.data}
+    perf report -i "$data" --kallsyms "$run.kallsyms" --stdio --no-children --sort dso,sym \
+      --percent-limit 1 -g caller,0.5,callee,function,percent --max-stack 24 2>/dev/null |
+      grep -v '^$' > "$run.perf.txt" || true
+    rm -f "$data"
+  done
+fi
 mkdir -p "$(dirname "$result")"
 python3 experiments/peer/report.py "$out" "$result" --accel "$accel" --build_type "$build_type" \
   --zenfs "$(git -C "$zenfs_src" describe --abbrev=7 --dirty 2>/dev/null || echo unknown)"

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "zfs/host_staging.h"
 #include "zfs/volume_impl.h"
+#include "zfs/write_buffers.h"
 
 namespace zonestack::zfs {
 namespace {
@@ -21,39 +22,13 @@ using device::IoContext;
 // Writes go to the device in pieces of this size at most, so a large append
 // does not hold one zone's worth of data in memory.
 constexpr size_t kWriteBatch = 1 << 20;
+static_assert(WriteBufferPool::kBytes >= 2 * kWriteBatch,
+              "a writer's pooled buffer holds a batch and one large append");
 
 // A writer's staging file (host staging) has this many bytes; a Flush
 // whose piece does not fit logs and syncs instead: host memory held per
 // file, and the bytes mount appends after a crash, stay bounded.
 constexpr uint64_t kStageFileBytes = 4 << 20;
-
-// Memory a device reads into without a bounce copy: O_DIRECT wants
-// buffers aligned to the logical block size, at most 4 KiB on the devices
-// ZbdDevice opens.
-constexpr size_t kMemoryAlignment = 4096;
-
-// Allocates block-aligned memory, so a writer's buffer goes to a device
-// that needs aligned memory (O_DIRECT) without a bounce copy.
-template <typename T>
-struct BlockAlignedAllocator {
-  using value_type = T;
-  BlockAlignedAllocator() = default;
-  template <typename U>
-  explicit BlockAlignedAllocator(const BlockAlignedAllocator<U>&) {}
-  T* allocate(size_t n) {
-    return static_cast<T*>(::operator new[](n * sizeof(T), std::align_val_t{kMemoryAlignment}));
-  }
-  void deallocate(T* p, size_t) { ::operator delete[](p, std::align_val_t{kMemoryAlignment}); }
-  // Growth leaves new bytes uninitialized: Append copies over them.
-  // (Construction with a value, the padding's, is the default one.)
-  template <typename U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  friend bool operator==(const BlockAlignedAllocator&, const BlockAlignedAllocator&) {
-    return true;
-  }
-};
 
 // A growable block-aligned buffer whose contents need not survive growth.
 class BlockBuffer {
@@ -94,7 +69,13 @@ IoContext WriteContext(const FileHint& h) {
 class ZoneWritableFile : public WritableFile {
  public:
   ZoneWritableFile(VolumeImpl* vol, std::shared_ptr<FileMeta> file)
-      : vol_(vol), file_(std::move(file)) {}
+      : vol_(vol),
+        file_(std::move(file)),
+        buf_(BlockAlignedAllocator<uint8_t>(&vol->write_buffers())) {
+    // One buffer from the volume's pool, not a chain of fresh ones as it
+    // grows (write_buffers.h).
+    buf_.reserve(WriteBufferPool::kBytes);
+  }
   ~ZoneWritableFile() override { (void)Close(); }
 
   absl::Status Append(std::span<const uint8_t> data) override {
@@ -154,11 +135,15 @@ class ZoneWritableFile : public WritableFile {
         Logged(/*durable=*/true, /*closing=*/true, /*data_durable=*/chunk_synced_ == size_);
     // The log holds it all now; after a failed sync the staging file keeps
     // what only it holds, for the next mount.
-    if (s.ok() && stage_) s = stage_->Remove();
+    if (s.ok() && stage_) vol_->RecycleStagingFile(std::move(*stage_));
+    stage_.reset();
     if (lease_.valid()) vol_->ReleaseZone(lease_);
     lease_ = {};
     vol_->CloseWriter(*file_);
     closed_ = true;
+    // The buffer goes back to the pool now: RocksDB may keep a closed
+    // file's object (an old WAL's) for a while.
+    decltype(buf_)(buf_.get_allocator()).swap(buf_);
     return s;
   }
 

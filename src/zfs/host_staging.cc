@@ -128,6 +128,12 @@ void StagingFile::Clear() {
   Commit();
 }
 
+absl::Status StagingFile::Rename(const std::string& path) {
+  if (::rename(path_.c_str(), path.c_str()) != 0) return Errno("cannot rename", path_);
+  path_ = path;
+  return absl::OkStatus();
+}
+
 absl::Status StagingFile::Remove() {
   if (fd_ < 0) return absl::OkStatus();
   Release();
@@ -309,6 +315,21 @@ absl::Status VolumeImpl::ApplyStaged() {
 }
 
 absl::StatusOr<StagingFile> VolumeImpl::CreateStagingFile(uint64_t file_id, uint64_t capacity) {
+  // A closed writer's, renamed: its pages are allocated already, where a
+  // new file's fallocate would have the kernel zero every one.
+  while (true) {
+    std::optional<StagingFile> idle;
+    {
+      absl::MutexLock lock(&staging_mu_);
+      if (idle_staging_.empty()) break;
+      idle.emplace(std::move(idle_staging_.back()));
+      idle_staging_.pop_back();
+    }
+    if (idle->capacity() == capacity && idle->Rename(StagingPath(staging_dir_, file_id)).ok()) {
+      return std::move(*idle);
+    }
+    (void)idle->Remove();
+  }
   // Another writer's Remove may take the directory away between the two
   // calls (it removes it when empty): then make it again.
   for (int attempt = 0;; ++attempt) {
@@ -319,6 +340,24 @@ absl::StatusOr<StagingFile> VolumeImpl::CreateStagingFile(uint64_t file_id, uint
     auto f = StagingFile::Create(StagingPath(staging_dir_, file_id), capacity);
     if (f.ok() || attempt == 3 || !absl::IsNotFound(f.status())) return f;
   }
+}
+
+void VolumeImpl::RecycleStagingFile(StagingFile file) {
+  file.Clear();
+  {
+    absl::MutexLock lock(&staging_mu_);
+    if (idle_staging_.size() < kIdleStagingFiles) {
+      idle_staging_.push_back(std::move(file));
+      return;
+    }
+  }
+  (void)file.Remove();
+}
+
+void VolumeImpl::RemoveIdleStagingFiles() {
+  absl::MutexLock lock(&staging_mu_);
+  for (StagingFile& f : idle_staging_) (void)f.Remove();
+  idle_staging_.clear();
 }
 
 }  // namespace zonestack::zfs

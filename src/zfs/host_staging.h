@@ -39,6 +39,7 @@ class StagingFile {
   StagingFile& operator=(const StagingFile&) = delete;
   ~StagingFile();
 
+  uint64_t capacity() const { return capacity_; }
   // Whether one more piece of `bytes` of data fits.
   bool Fits(uint64_t bytes) const;
   // Appends the file's bytes [offset, offset + data.size());
@@ -46,6 +47,10 @@ class StagingFile {
   absl::Status Stage(uint64_t file_id, uint64_t offset, std::span<const uint8_t> data);
   // Drops every piece: the log now holds them.
   void Clear();
+  // Renames the file to `path` (the staging file of another file id), for
+  // a writer that reuses it; the mapping stays. REQUIRES: Clear was
+  // called, so a crash at any point leaves no piece under either name.
+  absl::Status Rename(const std::string& path);
   // Unmaps, closes and deletes the file, and its directory if now empty.
   absl::Status Remove();
 

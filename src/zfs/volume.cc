@@ -227,6 +227,7 @@ VolumeImpl::~VolumeImpl() {
   mover_.Stop();
   if (read_only_) return;
   for (Member& m : members_) (void)m.dev->Flush(kMeta);
+  RemoveIdleStagingFiles();
   // Empty unless a writer was left open: then its staging file stays for
   // the next mount.
   if (!staging_dir_.empty()) ::rmdir(staging_dir_.c_str());

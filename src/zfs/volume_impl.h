@@ -40,6 +40,7 @@
 #include "zfs/metadata_log.h"
 #include "zfs/mover.h"
 #include "zfs/volume.h"
+#include "zfs/write_buffers.h"
 
 namespace zonestack::zfs {
 
@@ -307,6 +308,8 @@ class VolumeImpl {
   // Where host-staging Flushes stage; empty when they stage in memory only
   // (no member outlives the process, or read-only).
   const std::string& staging_dir() const { return staging_dir_; }
+  // Writers' buffers, reused between files.
+  WriteBufferPool& write_buffers() { return write_buffers_; }
   // Makes `bytes`, the file's next ones after the extents and what is
   // staged, visible to readers (a host-staging Flush).
   void PublishStaged(FileMeta& file, std::span<const uint8_t> bytes) ABSL_LOCKS_EXCLUDED(mu_);
@@ -315,7 +318,12 @@ class VolumeImpl {
   absl::Status ApplyStaged() ABSL_LOCKS_EXCLUDED(mu_);
   // The staging file of `file_id` in staging_dir(), which it creates (mode
   // 0700) when missing.
-  absl::StatusOr<StagingFile> CreateStagingFile(uint64_t file_id, uint64_t capacity);
+  // Reuses an idle one (RecycleStagingFile) of that capacity if any.
+  absl::StatusOr<StagingFile> CreateStagingFile(uint64_t file_id, uint64_t capacity)
+      ABSL_LOCKS_EXCLUDED(staging_mu_);
+  // A closed writer's staging file, its pieces in the log now: cleared and
+  // kept for the next writer (at most kIdleStagingFiles), else removed.
+  void RecycleStagingFile(StagingFile file) ABSL_LOCKS_EXCLUDED(staging_mu_);
 
   // --- for the mover: GC (gc.cc), relocation and migration (relocation.cc)
   // Whether any device is below its GC threshold.
@@ -598,6 +606,13 @@ class VolumeImpl {
   const bool real_clock_;
   bool read_only_ = false;
   std::string staging_dir_;  // see staging_dir(); set by Recover
+  WriteBufferPool write_buffers_;
+  // Cleared staging files of closed writers (RecycleStagingFile): a crash
+  // leaves them counting no piece, and mount deletes them.
+  static constexpr size_t kIdleStagingFiles = 2;
+  absl::Mutex staging_mu_;
+  std::vector<StagingFile> idle_staging_ ABSL_GUARDED_BY(staging_mu_);
+  void RemoveIdleStagingFiles() ABSL_LOCKS_EXCLUDED(staging_mu_);
 
   mutable absl::Mutex mu_;
   absl::CondVar zone_released_;

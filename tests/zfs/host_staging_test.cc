@@ -136,7 +136,8 @@ TEST_F(HostStagingTest, EveryFlushedByteSurvivesAProcessCrash) {
   ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 9, size));
   size += 5000;
   ASSERT_OK(w->Close());
-  EXPECT_FALSE(std::filesystem::exists(StagingPath(LiveStaging(), FileId("/wal"))));
+  // Kept for the next writer, counting no piece.
+  EXPECT_EQ(Staged(StagingPath(LiveStaging(), FileId("/wal"))), 0u);
   ASSERT_NO_FATAL_FAILURE(Remount());
   auto got = ReadFile(*vol_, "/wal");
   ASSERT_OK(got);
@@ -309,6 +310,40 @@ TEST_F(HostStagingTest, StagingOfADeletedFileIsDropped) {
   EXPECT_FALSE(crashed_->Stat("/old").ok());
   EXPECT_FALSE(std::filesystem::exists(StagingPath(CrashStaging(), id)));
   ASSERT_OK(w->Close());
+}
+
+// A closed writer's staging file, cleared, becomes the next writer's
+// (renamed to its file id): a crash at any point applies only the live
+// writer's pieces, and unmounting deletes the idle ones.
+TEST_F(HostStagingTest, AClosedWritersStagingFileIsReused) {
+  ASSERT_OK_AND_ASSIGN(auto w1, vol_->Create("/wal1", {.kind = FileKind::kWal}));
+  ASSERT_OK(w1->Append(Pattern(5, 0, 3000)));
+  ASSERT_OK(w1->Flush());
+  ASSERT_OK(w1->Close());
+  const std::string first = StagingPath(LiveStaging(), FileId("/wal1"));
+  ASSERT_TRUE(std::filesystem::exists(first));
+  EXPECT_EQ(Staged(first), 0u);
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  ASSERT_OK(MountCrashCopy());
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal1", 5, 3000));
+  EXPECT_FALSE(std::filesystem::exists(StagingPath(CrashStaging(), FileId("/wal1"))));
+
+  ASSERT_OK_AND_ASSIGN(auto w2, vol_->Create("/wal2", {.kind = FileKind::kWal}));
+  ASSERT_OK(w2->Append(Pattern(6, 0, 700)));
+  ASSERT_OK(w2->Flush());
+  const std::string second = StagingPath(LiveStaging(), FileId("/wal2"));
+  EXPECT_FALSE(std::filesystem::exists(first));
+  EXPECT_GT(Staged(second), 0u);
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  ASSERT_OK(MountCrashCopy());
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal1", 5, 3000));
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal2", 6, 700));
+  ASSERT_OK(w2->Close());
+  w1.reset();
+  w2.reset();
+  const std::string dir = LiveStaging();
+  vol_.reset();
+  EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
 // A writer that never syncs keeps its staging file bounded: past the limit
