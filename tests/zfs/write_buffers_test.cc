@@ -18,7 +18,7 @@ TEST(WriteBuffersTest, BuffersAreBlockAligned) {
   uint8_t* p = pool.Take();
   EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % kMemoryAlignment, 0u);
   pool.Give(p);
-  Buffer heap(BlockAlignedAllocator<uint8_t>(&pool));
+  Buffer heap{BlockAlignedAllocator<uint8_t>(&pool)};
   heap.resize(100);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(heap.data()) % kMemoryAlignment, 0u);
 }
@@ -47,18 +47,18 @@ TEST(WriteBuffersTest, AReservingVectorUsesThePool) {
   WriteBufferPool pool;
   uint8_t* first = nullptr;
   {
-    Buffer buf(BlockAlignedAllocator<uint8_t>(&pool));
+    Buffer buf{BlockAlignedAllocator<uint8_t>(&pool)};
     buf.reserve(WriteBufferPool::kBytes);
     first = buf.data();
   }
-  Buffer buf(BlockAlignedAllocator<uint8_t>(&pool));
+  Buffer buf{BlockAlignedAllocator<uint8_t>(&pool)};
   buf.reserve(WriteBufferPool::kBytes);
   EXPECT_EQ(buf.data(), first);
 }
 
 TEST(WriteBuffersTest, OutgrowingThePooledBufferGivesItBack) {
   WriteBufferPool pool;
-  Buffer buf(BlockAlignedAllocator<uint8_t>(&pool));
+  Buffer buf{BlockAlignedAllocator<uint8_t>(&pool)};
   buf.reserve(WriteBufferPool::kBytes);
   uint8_t* pooled = buf.data();
   buf.resize(WriteBufferPool::kBytes + 1, 7);
