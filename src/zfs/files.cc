@@ -36,17 +36,14 @@ class BlockBuffer {
   std::span<uint8_t> Get(size_t bytes) {
     if (bytes > capacity_) {
       capacity_ = (bytes + kMemoryAlignment - 1) / kMemoryAlignment * kMemoryAlignment;
-      data_.reset(static_cast<uint8_t*>(
-          ::operator new[](capacity_, std::align_val_t{kMemoryAlignment})));
+      data_.reset(AllocateAligned(capacity_));
     }
     return {data_.get(), bytes};
   }
 
  private:
   struct Free {
-    void operator()(uint8_t* p) const {
-      ::operator delete[](p, std::align_val_t{kMemoryAlignment});
-    }
+    void operator()(uint8_t* p) const { FreeAligned(p); }
   };
   std::unique_ptr<uint8_t, Free> data_;
   size_t capacity_ = 0;

@@ -1,17 +1,10 @@
 #include "zfs/write_buffers.h"
 
-#include <new>
-
 namespace zonestack::zfs {
-namespace {
-
-void Free(uint8_t* p) { ::operator delete[](p, std::align_val_t{kMemoryAlignment}); }
-
-}  // namespace
 
 WriteBufferPool::~WriteBufferPool() {
   absl::MutexLock lock(&mu_);
-  for (uint8_t* p : idle_) Free(p);
+  for (uint8_t* p : idle_) FreeAligned(p);
 }
 
 uint8_t* WriteBufferPool::Take() {
@@ -23,7 +16,7 @@ uint8_t* WriteBufferPool::Take() {
       return p;
     }
   }
-  return static_cast<uint8_t*>(::operator new[](kBytes, std::align_val_t{kMemoryAlignment}));
+  return AllocateAligned(kBytes);
 }
 
 void WriteBufferPool::Give(uint8_t* buffer) {
@@ -34,7 +27,7 @@ void WriteBufferPool::Give(uint8_t* buffer) {
       return;
     }
   }
-  Free(buffer);
+  FreeAligned(buffer);
 }
 
 }  // namespace zonestack::zfs

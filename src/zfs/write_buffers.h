@@ -22,6 +22,11 @@ namespace zonestack::zfs {
 // devices ZbdDevice opens.
 inline constexpr size_t kMemoryAlignment = 4096;
 
+inline uint8_t* AllocateAligned(size_t bytes) {
+  return static_cast<uint8_t*>(::operator new[](bytes, std::align_val_t{kMemoryAlignment}));
+}
+inline void FreeAligned(void* p) { ::operator delete[](p, std::align_val_t{kMemoryAlignment}); }
+
 // Buffers of kBytes, block-aligned; thread-safe.
 class WriteBufferPool {
  public:
@@ -61,14 +66,14 @@ struct BlockAlignedAllocator {
     if (pool != nullptr && n * sizeof(T) == WriteBufferPool::kBytes) {
       return reinterpret_cast<T*>(pool->Take());
     }
-    return static_cast<T*>(::operator new[](n * sizeof(T), std::align_val_t{kMemoryAlignment}));
+    return reinterpret_cast<T*>(AllocateAligned(n * sizeof(T)));
   }
   void deallocate(T* p, size_t n) {
     if (pool != nullptr && n * sizeof(T) == WriteBufferPool::kBytes) {
       pool->Give(reinterpret_cast<uint8_t*>(p));
       return;
     }
-    ::operator delete[](p, std::align_val_t{kMemoryAlignment});
+    FreeAligned(p);
   }
   // Growth leaves new bytes uninitialized: Append copies over them.
   // (Construction with a value, the padding's, is the default one.)

@@ -316,9 +316,17 @@ TEST_F(HostStagingTest, StagingOfADeletedFileIsDropped) {
 // (renamed to its file id): a crash at any point applies only the live
 // writer's pieces, and unmounting deletes the idle ones.
 TEST_F(HostStagingTest, AClosedWritersStagingFileIsReused) {
-  ASSERT_OK_AND_ASSIGN(auto w1, vol_->Create("/wal1", {.kind = FileKind::kWal}));
-  ASSERT_OK(w1->Append(Pattern(5, 0, 3000)));
-  ASSERT_OK(w1->Flush());
+  // A WAL holding bytes [0, n) of `seed`, flushed (staged), not synced.
+  auto flushed_wal = [&](const std::string& path, uint64_t seed, uint64_t n) {
+    auto w = vol_->Create(path, {.kind = FileKind::kWal});
+    EXPECT_OK(w);
+    if (!w.ok()) return std::unique_ptr<WritableFile>();
+    EXPECT_OK((*w)->Append(Pattern(seed, 0, n)));
+    EXPECT_OK((*w)->Flush());
+    return std::move(*w);
+  };
+  auto w1 = flushed_wal("/wal1", 5, 3000);
+  ASSERT_NE(w1, nullptr);
   ASSERT_OK(w1->Close());
   const std::string first = StagingPath(LiveStaging(), FileId("/wal1"));
   ASSERT_TRUE(std::filesystem::exists(first));
@@ -328,9 +336,8 @@ TEST_F(HostStagingTest, AClosedWritersStagingFileIsReused) {
   ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal1", 5, 3000));
   EXPECT_FALSE(std::filesystem::exists(StagingPath(CrashStaging(), FileId("/wal1"))));
 
-  ASSERT_OK_AND_ASSIGN(auto w2, vol_->Create("/wal2", {.kind = FileKind::kWal}));
-  ASSERT_OK(w2->Append(Pattern(6, 0, 700)));
-  ASSERT_OK(w2->Flush());
+  auto w2 = flushed_wal("/wal2", 6, 700);
+  ASSERT_NE(w2, nullptr);
   const std::string second = StagingPath(LiveStaging(), FileId("/wal2"));
   EXPECT_FALSE(std::filesystem::exists(first));
   EXPECT_GT(Staged(second), 0u);
