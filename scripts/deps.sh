@@ -6,6 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libxxhash-dev zlib1g-dev librocksdb-dev libzbd-dev
+  libisal-dev  # zfs's data CRCs
   rocksdb-tools
   python3
   dpkg-dev libgflags-dev  # db_stress from Debian's source (tests/stress/)

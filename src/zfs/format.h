@@ -28,7 +28,8 @@ struct Extent {
   bool operator==(const Extent&) const = default;
 };
 
-// CRC-32 of `n` bytes, continuing `crc` (0 to start).
+// CRC-32 of `n` bytes, continuing `crc` (0 to start): zlib's `crc32`, the
+// on-disk format's data checksum.
 uint32_t DataCrc(uint32_t crc, const uint8_t* bytes, size_t n);
 // The CRC of A followed by B from those of A and B (crc_b over len_b bytes).
 uint32_t CombineCrc(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
