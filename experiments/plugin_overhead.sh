@@ -12,13 +12,15 @@
 # it in another flock of that file, which would wait for itself.
 #
 # Environment: BUILD_DIR (default build; must be Release or RelWithDebInfo,
-# not sanitized), PAIRS (5), NUM (db_bench --num, 200000), VALUE_SIZE (100),
+# not sanitized), PAIRS (5), NUM (db_bench --num, 1000000: at 200000 a run
+# lasts 1-2 s and the default file system's rate alone swings by up to
+# 70% between pairs), VALUE_SIZE (100),
 # OUT (experiments/results/plugin_overhead.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
 pairs=${PAIRS:-5}
-num=${NUM:-200000}
+num=${NUM:-1000000}
 value_size=${VALUE_SIZE:-100}
 out=${OUT:-experiments/results/plugin_overhead.json}
 benchmarks=fillrandom,readrandom,overwrite

@@ -2,12 +2,15 @@
 round's db_bench outputs, ZoneStack/ZenFS (ZoneStack as it is, and with
 ZenFS's no-op Flush: zsnoflush), ZoneStack/ext4 and ZenFS/ext4 throughput
 per workload, as median (min-max) over the rounds, printed and
-written as JSON with what produced them."""
+written as JSON with what produced them. `report.py --markdown JSON`
+prints a written JSON's ratios and cache flushes as the Markdown tables
+the README shows."""
 import argparse
 import json
 import re
 import statistics
 import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -53,7 +56,45 @@ def spread(values):
             "n": len(values)}
 
 
+def fmt(cell):
+    return f"{cell['median']:.2f} ({cell['min']:.2f}-{cell['max']:.2f})" if cell else "-"
+
+
+def markdown(path):
+    """The ratio table of each cell (value size, setting, namespace) and the
+    block-layer counters per round, from a JSON report.py wrote."""
+    result = json.loads(Path(path).read_text())
+    s = result["settings"]
+    print(f"commit {result['commit'][:7]}{' (dirty tree)' if result['dirty'] else ''}, "
+          f"{result['build_type']}, QEMU {result['accel'].upper()}, ZenFS {result['zenfs']}, "
+          f"write cache {s.get('WRITE_CACHE', 'back')}, {s['PAIRS']} rounds, --num={s['NUM']}")
+    cells = defaultdict(list)
+    for row in result["ratios"]:
+        cells[(row["value_size"], row["setting"], row["namespace"])].append(row)
+    names = [f"{a}/{b}" for a, b in RATIOS]
+    for (vsize, setting, ns), rows in sorted(cells.items()):
+        print(f"\n{vsize} B values, {setting} I/O, {ns}: throughput ratio, median (min-max)\n")
+        print("| workload | " + " | ".join(names) + " |")
+        print("|---" * (len(names) + 1) + "|")
+        for row in rows:
+            print(f"| {row['benchmark']} | " + " | ".join(fmt(row.get(n)) for n in names) + " |")
+        print("\ncache flushes (device busy, s) per round of the workloads\n")
+        runs = [r for r in result["runs"]
+                if (r["value_size"], r["setting"], r["namespace"]) == (vsize, setting, ns)]
+        systems = sorted({name for r in runs for name in (r["block_io"] or {})})
+        print("| round | " + " | ".join(systems) + " |")
+        print("|---" * (len(systems) + 1) + "|")
+        for r in runs:
+            io = r["block_io"] or {}
+            print(f"| {r['round']} | " + " | ".join(
+                f"{io[name]['flushes']:,} ({io[name]['io_ms'] / 1000:.1f})" if io.get(name) else "-"
+                for name in systems) + " |")
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--markdown":
+        markdown(sys.argv[2])
+        return
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("out", help="the VM's results directory (peer.env, runs/)")
     p.add_argument("json")

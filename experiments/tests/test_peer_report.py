@@ -65,6 +65,11 @@ class ReportTest(unittest.TestCase):
             self.assertAlmostEqual(row["zonestack/zenfs"]["min"], 0.8)
             self.assertEqual(result["runs"][0]["block_io"]["zenfs"]["flushes"], 3)
 
+            tables = subprocess.run([sys.executable, REPORT, "--markdown", str(out)],
+                                    check=True, capture_output=True, text=True, cwd=HERE).stdout
+            self.assertIn("| fillrandom | 0.85 (0.80-0.90) | - | - | - |", tables)
+            self.assertIn("| 2 | 3 (0.0) | 3 (0.0) |", tables)
+
 
 if __name__ == "__main__":
     unittest.main()
