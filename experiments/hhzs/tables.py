@@ -48,12 +48,15 @@ def name(s):
     return "best of " + ",".join(s) if isinstance(s, tuple) else s
 
 
-def ratio_table(summary, title, pairs, keys=None, paper=None, show=None, row_label=None):
+def ratio_table(summary, title, pairs, keys=None, paper=None, show=None, row_label=None,
+                pool_loads=True):
     """pairs: [(column label, scheme, over)]; a row per comparison phase
     (`show(key, phase)` filters), the paper's number beside ours where
     `paper(label, key, phase)` gives one, the base's ops/s, and a row of
     every load pooled (every load phase loads the same objects the same
-    way, so they are repeats of one measurement)."""
+    way, so they are repeats of one measurement) unless `pool_loads` is
+    off: comparisons that change the volume (Exp#5's SSD sizes) load
+    different setups."""
     keys = keys or list(summary["comparisons"])
     paper = paper or (lambda label, key, pn: None)
     has_paper = {label for label, _, _ in pairs
@@ -83,13 +86,27 @@ def ratio_table(summary, title, pairs, keys=None, paper=None, show=None, row_lab
                 pooled_base += bases
             if show is None or show(key, pn):
                 t.add(row_label(key, pn) if row_label else pn, *cells, stat(bases, 0))
-    if loads > 1:
+    if pool_loads and loads > 1:
         cells = []
         for label, _, _ in pairs:
             cells.append(stat(pooled[label]))
             if label in has_paper:
                 cells.append("-")
         t.add(f"all {loads} loads", *cells, stat(pooled_base, 0))
+    return t
+
+
+def best_table(summary, title, schemes, row_label=None):
+    """Which of `schemes` was fastest in each repeat of each phase: the
+    base of a "best of" ratio changes from run to run."""
+    t = Table(title, ["workload", "fastest, by repeat"])
+    for key in summary["comparisons"]:
+        for pn in phase_names(summary, key):
+            names = []
+            for run in runs(summary, key):
+                vals = {s: ops_s(run, s, pn) for s in schemes}
+                names.append("-" if None in vals.values() else max(vals, key=vals.get))
+            t.add(row_label(key, pn) if row_label else pn, ", ".join(names) or "-")
     return t
 
 

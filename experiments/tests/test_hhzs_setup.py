@@ -1,5 +1,6 @@
 """The HHZS paper module's scaled setup and its hindsight arithmetic, with
-no zsbench: RocksDB options, Exp#6's decision interval, the SST ceiling."""
+no zsbench: RocksDB options, Exp#6's decision interval, the SST ceiling,
+Exp#5's tables."""
 import unittest
 
 from hhzs import compact, paper, setup
@@ -92,10 +93,6 @@ class SstCeilingTest(unittest.TestCase):
         self.assertIsNone(compact.sst_ceiling({"scheme": {}}, 1000, 17))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class GitStateTest(unittest.TestCase):
     def test_the_runners_own_outputs_do_not_make_the_tree_dirty(self):
         import os
@@ -125,3 +122,46 @@ class GitStateTest(unittest.TestCase):
             self.assertTrue(state["dirty"])
             self.assertIn("run.sh", state["diff_stat"])
             self.assertNotIn("RESULTS.md", state["diff_stat"])
+
+
+def exp5_summary(rates):
+    """rates: {zones: [{scheme: (load ops/s, run ops/s)} per repeat]}."""
+    comps = {}
+    for z, reps in rates.items():
+        comps[f"z{z}"] = {"spec": {"workload": "hhzs-w2-load,mix:0.5:0.9"},
+                          "runs": [{"phases": {s: {"hhzs-w2-load": {"ops_s": a}, "mix:0.5:0.9": {"ops_s": b}}
+                                               for s, (a, b) in rep.items()}} for rep in reps]}
+    return {"settings": dict(paper.DEFAULTS), "comparisons": comps}
+
+
+class Exp5TablesTest(unittest.TestCase):
+    def setUp(self):
+        base = {"b1": (80, 8), "b2": (90, 9), "b4": (70, 7), "auto": (60, 6)}
+        self.sm = exp5_summary({20: [dict(base, b3=(100, 10), p=(110, 12), hhzs=(121, 15)),
+                                     dict(base, b3=(50, 5), p=(99, 9), hhzs=(99, 18))],
+                                40: [dict(base, b3=(100, 10), p=(100, 10), hhzs=(100, 10))]})
+        self.ratio, self.best = paper.exp5_tables(self.sm)
+
+    def test_loads_of_different_ssd_sizes_are_not_pooled(self):
+        self.assertEqual([r[0] for r in self.ratio.rows],
+                         ["20 zones, hhzs-w2-load", "20 zones, mix:0.5:0.9",
+                          "40 zones, hhzs-w2-load", "40 zones, mix:0.5:0.9"])
+
+    def test_over_the_best_baseline_of_each_repeat(self):
+        cols = self.ratio.columns
+        row = self.ratio.rows[1]
+        # repeat 1: p 12 over b3's 10; repeat 2: p 9 over b2's 9
+        self.assertEqual(sorted(row[cols.index("p/best")].values), [1.0, 1.2])
+        self.assertEqual(sorted(row[cols.index("hhzs/p")].values), [1.25, 2.0])
+        self.assertEqual(row[cols.index("hhzs/p, paper")], "-")
+        self.assertEqual(self.ratio.rows[0][cols.index("hhzs/p, paper")], "1.022")
+
+    def test_the_fastest_baseline_named_per_repeat(self):
+        self.assertEqual(self.best.rows, [["20 zones, hhzs-w2-load", "b3, b2"],
+                                          ["20 zones, mix:0.5:0.9", "b3, b2"],
+                                          ["40 zones, hhzs-w2-load", "b3"],
+                                          ["40 zones, mix:0.5:0.9", "b3"]])
+
+
+if __name__ == "__main__":
+    unittest.main()
