@@ -1,13 +1,13 @@
 """Running zsbench and deciding whether a run counts."""
 
 
-def phase(result, scheme, name):
-    """One phase of one scheme in a zsbench JSON result (None if absent)."""
+def phase(result, scheme, name, nth=0):
+    """The nth phase called `name` (a workload may repeat `drain`) of one
+    scheme in a zsbench JSON result (None if absent)."""
     for s in result.get("schemes", []):
         if s["name"] == scheme:
-            for p in s["phases"]:
-                if p["name"] == name:
-                    return p
+            same = [p for p in s["phases"] if p["name"] == name]
+            return same[nth] if nth < len(same) else None
     return None
 
 
@@ -33,8 +33,8 @@ def problems(result, exit_code, schemes, workload):
         if scheme not in names:
             out.append(f"scheme {scheme} missing")
             continue
-        for pn in phases:
-            p = phase(result, scheme, pn)
+        for i, pn in enumerate(phases):
+            p = phase(result, scheme, pn, phases[:i].count(pn))
             if p is None:
                 out.append(f"{scheme} did not run {pn}")
             elif is_load(pn) and p.get("ops") != records:

@@ -48,7 +48,17 @@ def phase_compact(p):
     return c
 
 
+def phase_names(phases):
+    """Each phase's name, a `drain` named after the phase it drains
+    ("overwrite+drain"): a drained workload repeats it."""
+    names, prev = [], ""
+    for p in phases:
+        names.append(f"{prev}+drain" if p["name"] == "drain" else p["name"])
+        prev = p["name"] if p["name"] != "drain" else prev
+    return names
+
+
 def compact(result):
     """{"phases": {system: {phase: phase_compact}}} of one zsbench result."""
-    return {"phases": {s["name"]: {p["name"]: phase_compact(p) for p in s["phases"]}
+    return {"phases": {s["name"]: {n: phase_compact(p) for n, p in zip(phase_names(s["phases"]), s["phases"])}
                        for s in result["schemes"]}}

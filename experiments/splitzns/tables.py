@@ -116,6 +116,58 @@ def overall_tables(sm):
     return out
 
 
+def drained_throughput(drain):
+    """A phase's operations over its seconds plus its drain's."""
+    def get(p):
+        return p["ops"] / (p["s"] + drain["s"]) if p["s"] + drain["s"] > 0 else None
+    return get
+
+
+def drained_ratio(run, a, b, pn):
+    def one(sys):
+        d = field(run, sys, pn + "+drain", lambda p: p)
+        return field(run, sys, pn, drained_throughput(d)) if d else None
+    x, y = one(a), one(b)
+    return x / y if x is not None and y else None
+
+
+def gc_over(run, sys, pn, before):
+    """GC bytes relocated over a phase and its drain: since mount at the
+    drain's end less at the end of the drain before (0 for the first)."""
+    end = field(run, sys, pn + "+drain", gc_at(2))
+    start = field(run, sys, before + "+drain", gc_at(2)) if before else 0
+    return None if end is None or start is None else (end - start) / MiB
+
+
+def drained_tables(sm):
+    keys = [(k, w) for k, w in (("uniform", paper.UNIFORM), ("ycsb", paper.YCSB)) if runs(sm, k)]
+    t = Table("SplitZNS's throughput over each system's, each phase with its drain (as run: the "
+              "phase alone, in the same runs)",
+              ["comparison", "phase"] + [x for o in OTHERS for x in (f"/{o}", f"/{o} as run", f"/{o}, paper")],
+              ratio_columns=[x for o in OTHERS for x in (f"/{o}", f"/{o} as run")])
+    d = Table("Drain seconds after each phase (the flush, compaction and GC it left)",
+              ["comparison", "phase"] + list(setup.SYSTEMS))
+    g = Table("GC relocated over each phase and its drain, MiB",
+              ["comparison", "phase"] + list(setup.SYSTEMS),
+              note="Paper: SplitZNS migrates far less than LDP.")
+    for key, workload in keys:
+        pns = phases(workload)
+        for i, pn in enumerate(pns):
+            row = [key, pn]
+            for o in OTHERS:
+                row += [stat(per_run(sm, key, lambda r, o=o: drained_ratio(r, "splitzns", o, pn))),
+                        stat(per_run(sm, key, lambda r, o=o: ratio(r, "splitzns", o, pn, throughput))),
+                        _cell(paper.PAPER["overall"].get((pn, o)))]
+            t.add(*row)
+            d.add(key, pn, *[stat(per_run(sm, key, lambda r, s=s: field(r, s, pn + "+drain",
+                                                                        lambda p: p["s"])), 2)
+                             for s in setup.SYSTEMS])
+            before = pns[i - 1] if i else None
+            g.add(key, pn, *[stat(per_run(sm, key, lambda r, s=s: gc_over(r, s, pn, before)), 1)
+                             for s in setup.SYSTEMS])
+    return [t, d, g] if keys else []
+
+
 def breakdown_tables(sm):
     key = "breakdown"
     if not runs(sm, key):

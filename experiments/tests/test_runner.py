@@ -114,6 +114,15 @@ class ProblemsTest(unittest.TestCase):
         r["schemes"][0]["phases"][1].update(reads_found=1, reads_missed=4)
         self.assertEqual(problems(r, 0, ["a"], "x-load,x"), [])
 
+    def test_a_repeated_phase_is_checked_at_each_place(self):
+        r = result({"a": [("x-load", 10), ("drain", 0), ("x", 5), ("drain", 0)]})
+        self.assertEqual(problems(r, 0, ["a"], "x-load,drain,x,drain"), [])
+        r["schemes"][0]["phases"][3]["errors"] = 1
+        self.assertIn("a drain: 1 failed operations, 0 background errors",
+                      problems(r, 0, ["a"], "x-load,drain,x,drain"))
+        r["schemes"][0]["phases"].pop()
+        self.assertIn("a did not run drain", problems(r, 0, ["a"], "x-load,drain,x,drain"))
+
 
 class RunnerTest(unittest.TestCase):
     def setUp(self):

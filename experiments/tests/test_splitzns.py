@@ -151,6 +151,14 @@ class CompactTest(unittest.TestCase):
         whole = compact.compact({"schemes": [{"name": "ldp", "phases": [p]}]})
         self.assertIn("ycsb-a", whole["phases"]["ldp"])
 
+    def test_a_drain_is_named_after_the_phase_it_drains(self):
+        names = ["ycsb-a-load", "drain", "ycsb-a", "drain", "ycsb-b"]
+        whole = compact.compact({"schemes": [{"name": "ldp", "phases": [
+            {"name": n, "seconds": float(i)} for i, n in enumerate(names)]}]})
+        got = whole["phases"]["ldp"]
+        self.assertEqual(list(got), ["ycsb-a-load", "ycsb-a-load+drain", "ycsb-a", "ycsb-a+drain", "ycsb-b"])
+        self.assertEqual(got["ycsb-a+drain"]["s"], 3.0)
+
 
 class TablesTest(unittest.TestCase):
     def test_overall_ratios_per_repeat_with_the_papers_beside(self):
@@ -186,6 +194,30 @@ class TablesTest(unittest.TestCase):
         self.assertAlmostEqual(w.rows[1][w.columns.index("GC relocated, load + A")].median, 4.0)
         self.assertAlmostEqual(w.rows[0][w.columns.index("-D")].median, 3.0)
         self.assertEqual(w.rows[2][1], "-")  # gear did not run
+
+    def test_drained_throughput_carries_the_drain_and_gc_counts_phase_and_drain(self):
+        mib = setup.MiB
+
+        def sys(ow_s, drain_s, gc_load, gc_ow):
+            # 10 operations each; GC counters since mount at each drain's end
+            return {"ycsb-a-load": phase(1), "ycsb-a-load+drain": dict(phase(0), s=1.0, gc=[1, 1, gc_load, 0]),
+                    "readrandom": phase(1), "readrandom+drain": dict(phase(0), s=0.0, gc=[1, 1, gc_load, 0]),
+                    "overwrite": dict(phase(10 / ow_s), s=ow_s),
+                    "overwrite+drain": dict(phase(0), s=drain_s, gc=[2, 2, gc_ow, 0])}
+        run = {"phases": {"splitzns": sys(1.0, 1.0, 5 * mib, 6 * mib), "ldp": sys(1.0, 4.0, 1 * mib, 9 * mib),
+                          "gear": sys(2.0, 0.0, 0, 0), "llc": sys(1.0, 1.0, 0, 0)}}
+        thr, drain, gc = tables.drained_tables(summary({"uniform": {"runs": [run]}}))
+        row = [r[1] for r in thr.rows].index("overwrite")
+        # splitzns 10 ops in 1 + 1 s, ldp in 1 + 4 s: 2.5x drained, a tie as run
+        self.assertAlmostEqual(cell(thr, row, "/ldp").median, 2.5)
+        self.assertAlmostEqual(cell(thr, row, "/ldp as run").median, 1.0)
+        self.assertAlmostEqual(cell(thr, row, "/gear").median, 1.0)
+        self.assertEqual(cell(thr, row, "/ldp, paper"), 2.77)
+        self.assertAlmostEqual(cell(drain, row, "ldp").median, 4.0)
+        # over the phase and its drain: since the readrandom's drain
+        self.assertAlmostEqual(cell(gc, row, "splitzns").median, 1.0)
+        self.assertAlmostEqual(cell(gc, row, "ldp").median, 8.0)
+        self.assertAlmostEqual(cell(gc, 0, "ldp").median, 1.0)  # the load's: since mount
 
     def test_breakdown_steps_over_the_step_before_and_over_native(self):
         vals = {"native": 100, "+diff": 150, "+szr": 300, "+rp": 330, "+rs": 320}

@@ -671,6 +671,7 @@ absl::StatusOr<GcStats> Volume::CollectGarbage(bool force) {
 absl::Status Volume::Migrate(const std::string& path, uint32_t device, double bytes_per_sec) {
   return impl_->mover().Migrate(path, device, bytes_per_sec);
 }
+bool Volume::NeedsGc() const { return impl_->NeedsGc(); }
 GcTotals Volume::gc_totals() const { return impl_->mover().gc_totals(); }
 MigrationStats Volume::migration_stats() const { return impl_->mover().stats(); }
 absl::Status Volume::MigrateCells(const CellMigration& request) {

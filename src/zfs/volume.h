@@ -301,6 +301,9 @@ class Volume {
   // `force`), and returns what it did.
   // FailedPrecondition when the policy allows no GC (allows_gc()).
   absl::StatusOr<GcStats> CollectGarbage(bool force = false);
+  // True while some device is below its free-zone threshold: the GC
+  // thread's next run would collect (never with a policy that allows no GC).
+  bool NeedsGc() const;
   GcTotals gc_totals() const;
   // Relocate, copying at most `bytes_per_sec` (0 = unlimited) in chunks of
   // at most 2 MiB; the copy counts as migration I/O and respects the GC and

@@ -2,9 +2,12 @@
 // every operation succeeded, 1 if some failed, 2 for bad usage), bad
 // numbers are refused before anything runs, and VOLUME URIs keep their own
 // '=' signs.
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "run_tool.h"
 
@@ -107,6 +110,34 @@ TEST(ZsbenchCliTest, FailedOperationsExitOneAndSayWhich) {
   ASSERT_NE(messages, std::string::npos) << j.substr(0, 3000);
   EXPECT_NE(j.find("flush", messages), std::string::npos) << j.substr(messages, 400);
   EXPECT_NE(j.find("No space left on device", messages), std::string::npos) << j.substr(messages, 400);
+}
+
+TEST(ZsbenchCliTest, DrainFlushesSettlesAndPaysTheGcThePhaseLeft) {
+  // A threshold of 1 wants GC whatever is free, so the drain must run it;
+  // the phase's 300 puts fit in its MemTable, so an SST exists only if the
+  // drain flushed.
+  const std::string dir = ::testing::TempDir() + "/drain_" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string config = dir + "/volume.json";
+  std::ofstream(config) << R"({"devices": ["emu:zn540?zones=16&scale=1/256&timing=none"],
+                              "scheme": "lifetime", "gc": {"threshold": 1}})";
+  const std::string json = dir + "/out.json";
+  const ToolRun r = Zsbench("--volume " + Quote("zonestack://" + config) +
+                                " --workload fillrandom,drain --records 300 --json " + Quote(json),
+                            60);
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const nlohmann::json j = nlohmann::json::parse(ReadAll(json));
+  const nlohmann::json& phases = j["schemes"][0]["phases"];
+  ASSERT_EQ(phases.size(), 2u) << phases.dump().substr(0, 2000);
+  const nlohmann::json& put = phases[0];
+  const nlohmann::json& drain = phases[1];
+  EXPECT_EQ(drain["name"], "drain");
+  EXPECT_EQ(drain["errors"], 0);
+  EXPECT_GT(drain["gc"]["runs"].get<uint64_t>(), put["gc"]["runs"].get<uint64_t>())
+      << "the drain ran no GC\n" << drain.dump().substr(0, 2000);
+  EXPECT_TRUE(put["scheme"]["ssts"].empty()) << put["scheme"].dump().substr(0, 2000);
+  EXPECT_FALSE(drain["scheme"]["ssts"].empty()) << "the drain did not flush\n"
+                                               << drain["scheme"].dump().substr(0, 2000);
 }
 
 }  // namespace
