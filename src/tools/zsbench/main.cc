@@ -22,6 +22,7 @@
 #include "glue/ssd_secondary_cache.h"
 #include "rocksdb/statistics.h"
 #include "glue/volume_registry.h"
+#include "tools/zsbench/metrics.h"
 #include "tools/zsbench/report.h"
 
 namespace zs = zonestack;
@@ -288,6 +289,10 @@ PhaseResult SettleCompactions(rocksdb::DB* db) {
 // scaled ones) otherwise leaves that work to the next phase.
 PhaseResult Drain(rocksdb::DB* db, zs::zfs::Volume* vol) {
   const auto start = std::chrono::steady_clock::now();
+  std::vector<zs::device::DeviceStats> before;
+  if (vol) {
+    for (const auto& d : vol->devices()) before.push_back(d->Stats());
+  }
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
@@ -312,6 +317,13 @@ PhaseResult Drain(rocksdb::DB* db, zs::zfs::Volume* vol) {
     if (gc->zones_reclaimed == 0) break;  // below the threshold, nothing to gain
   }
   r.seconds = elapsed();
+  // What the drain wrote and read: the flush, compaction and GC traffic.
+  if (vol) {
+    for (size_t i = 0; i < vol->devices().size(); ++i) {
+      const auto& d = vol->devices()[i];
+      r.devices.push_back(zs::zsbench::Delta(d->info().name, before[i], d->Stats()));
+    }
+  }
   return r;
 }
 
