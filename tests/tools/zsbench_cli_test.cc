@@ -126,25 +126,28 @@ TEST(ZsbenchCliTest, DrainFlushesSettlesAndPaysTheGcThePhaseLeft) {
                             60);
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   const nlohmann::json j = nlohmann::json::parse(ReadAll(json));
-  const nlohmann::json& phases = j["schemes"][0]["phases"];
+  const nlohmann::json& phases = j.at("schemes").at(0).at("phases");
   ASSERT_EQ(phases.size(), 2u) << phases.dump().substr(0, 2000);
   const nlohmann::json& put = phases[0];
   const nlohmann::json& drain = phases[1];
-  EXPECT_EQ(drain["name"], "drain");
-  EXPECT_EQ(drain["errors"], 0);
-  EXPECT_GT(drain["gc"]["runs"].get<uint64_t>(), put["gc"]["runs"].get<uint64_t>())
+  EXPECT_EQ(drain.at("name"), "drain");
+  EXPECT_EQ(drain.at("errors"), 0);
+  EXPECT_GT(drain.at("gc").at("runs").get<uint64_t>(), put.at("gc").at("runs").get<uint64_t>())
       << "the drain ran no GC\n" << drain.dump().substr(0, 2000);
   // The device counters of the drain: an SST was written (its bytes
   // beyond the WAL's and the metadata log's), none in the puts.
+  // (at(): a missing key fails the test rather than nlohmann's assertion.)
   auto flushed = [](const nlohmann::json& phase) {
-    const nlohmann::json& d = phase["devices"][0];
-    uint64_t sst = d["total"]["write_bytes"].get<uint64_t>();
+    const nlohmann::json& d = phase.at("devices").at(0);
+    uint64_t sst = d.at("total").at("write_bytes").get<uint64_t>();
     for (const char* c : {"wal", "metadata"}) {
-      if (d["by_class"].contains(c)) sst -= d["by_class"][c]["write_bytes"].get<uint64_t>();
+      if (d.contains("by_class") && d.at("by_class").contains(c)) {
+        sst -= d.at("by_class").at(c).at("write_bytes").get<uint64_t>();
+      }
     }
     return sst;
   };
-  EXPECT_EQ(flushed(put), 0u) << put["devices"].dump().substr(0, 2000);
+  EXPECT_EQ(flushed(put), 0u) << put.at("devices").dump().substr(0, 2000);
   EXPECT_GT(flushed(drain), 0u) << "the drain did not flush\n" << drain.dump().substr(0, 2000);
 }
 
