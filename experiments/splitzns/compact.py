@@ -54,7 +54,8 @@ def phase_names(phases):
     names, prev = [], ""
     for p in phases:
         names.append(f"{prev}+drain" if p["name"] == "drain" else p["name"])
-        prev = p["name"] if p["name"] != "drain" else prev
+        if p["name"] != "drain":
+            prev = p["name"]
     return names
 
 

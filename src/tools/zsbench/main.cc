@@ -289,10 +289,7 @@ PhaseResult SettleCompactions(rocksdb::DB* db) {
 // scaled ones) otherwise leaves that work to the next phase.
 PhaseResult Drain(rocksdb::DB* db, zs::zfs::Volume* vol) {
   const auto start = std::chrono::steady_clock::now();
-  std::vector<zs::device::DeviceStats> before;
-  if (vol) {
-    for (const auto& d : vol->devices()) before.push_back(d->Stats());
-  }
+  const std::vector<zs::device::DeviceStats> before = zs::zsbench::DeviceSnapshot(vol);
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
@@ -318,12 +315,7 @@ PhaseResult Drain(rocksdb::DB* db, zs::zfs::Volume* vol) {
   }
   r.seconds = elapsed();
   // What the drain wrote and read: the flush, compaction and GC traffic.
-  if (vol) {
-    for (size_t i = 0; i < vol->devices().size(); ++i) {
-      const auto& d = vol->devices()[i];
-      r.devices.push_back(zs::zsbench::Delta(d->info().name, before[i], d->Stats()));
-    }
-  }
+  r.devices = zs::zsbench::DeltasSince(vol, before);
   return r;
 }
 

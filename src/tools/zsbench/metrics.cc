@@ -93,6 +93,25 @@ DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,
   return d;
 }
 
+std::vector<device::DeviceStats> DeviceSnapshot(const zfs::Volume* volume) {
+  std::vector<device::DeviceStats> out;
+  if (volume) {
+    for (const auto& d : volume->devices()) out.push_back(d->Stats());
+  }
+  return out;
+}
+
+std::vector<DeviceDelta> DeltasSince(const zfs::Volume* volume,
+                                     const std::vector<device::DeviceStats>& before) {
+  std::vector<DeviceDelta> out;
+  if (!volume) return out;
+  for (size_t i = 0; i < volume->devices().size() && i < before.size(); ++i) {
+    const auto& d = volume->devices()[i];
+    out.push_back(Delta(d->info().name, before[i], d->Stats()));
+  }
+  return out;
+}
+
 std::vector<std::vector<double>> ZoneUtilization(const zfs::Volume& volume) {
   std::vector<std::vector<double>> out(volume.devices().size());
   for (const zfs::ZoneReport& z : volume.Zones()) {

@@ -52,6 +52,12 @@ struct DeviceDelta {
 DeviceDelta Delta(const std::string& name, const device::DeviceStats& before,
                   const device::DeviceStats& after);
 
+// Every device's counters now (empty without a volume), and each device's
+// delta since such a snapshot: a phase's or a drain's traffic.
+std::vector<device::DeviceStats> DeviceSnapshot(const zfs::Volume* volume);
+std::vector<DeviceDelta> DeltasSince(const zfs::Volume* volume,
+                                     const std::vector<device::DeviceStats>& before);
+
 // The volume at one moment.
 struct VolumeSample {
   double t = 0;  // seconds since the phase started

@@ -336,10 +336,7 @@ absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
   PhaseResult result;
   result.name = spec.name;
   result.sample_interval = spec.sample_interval;
-  std::vector<device::DeviceStats> before;
-  if (volume) {
-    for (const auto& d : volume->devices()) before.push_back(d->Stats());
-  }
+  const std::vector<device::DeviceStats> before = DeviceSnapshot(volume);
   std::map<std::string, uint64_t> tickers_before;
   if (stats) {
     for (const auto& [n, t] : Tickers()) tickers_before[n] = stats->getTickerCount(t);
@@ -461,13 +458,8 @@ absl::StatusOr<PhaseResult> RunPhase(rocksdb::DB* db, const zfs::Volume* volume,
     result.has_compaction_log = true;
     result.compactions = compactions->Since(compactions_before);
   }
-  if (volume) {
-    for (size_t i = 0; i < volume->devices().size(); ++i) {
-      const auto& d = volume->devices()[i];
-      result.devices.push_back(Delta(d->info().name, before[i], d->Stats()));
-    }
-    result.zone_utilization = ZoneUtilization(*volume);
-  }
+  result.devices = DeltasSince(volume, before);
+  if (volume) result.zone_utilization = ZoneUtilization(*volume);
   if (stats) {
     for (const auto& [n, t] : Tickers()) {
       result.rocksdb_tickers[n] = stats->getTickerCount(t) - tickers_before[n];
