@@ -59,11 +59,6 @@ struct MemoryBackingOptions {
   // memory costs one call per step instead of a page fault per page.
   // 0: pages fault one at a time.
   uint64_t populate_step = 0;
-  // With fill-ahead: zone mappings take transparent huge pages
-  // (MADV_HUGEPAGE), so the fill thread zeroes 2 MiB per fault instead of
-  // 4 KiB, fast enough for the fastest preset's writes (docs/emulator.md,
-  // "Keeping pace"). Without it, or false: small pages only.
-  bool huge_pages = false;
 };
 
 // One zone-sized mapping per zone that holds data.

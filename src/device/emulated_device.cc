@@ -12,10 +12,8 @@ namespace {
 // A timed device's memory keeps pages resident this far ahead of each
 // zone's write pointer, and this many fresh zones ready (docs/emulator.md,
 // "Keeping pace"): 8 ms of writing at ZN540 speed, so the fill thread can
-// fall behind for that long before a write faults; in huge pages, which the
-// fill thread faults in fast enough for znh2's SLC writes.
-constexpr MemoryBackingOptions kPacedMemory{
-    .fill_ahead = 8 << 20, .spare_zones = 2, .huge_pages = true};
+// fall behind for that long before a write faults.
+constexpr MemoryBackingOptions kPacedMemory{.fill_ahead = 8 << 20, .spare_zones = 2};
 // An untimed device has no pace to keep and no thread to spare, but a page
 // fault per 4 KiB of fresh memory was a third of the time of db_bench's
 // fillrandom through the plugin (one padded block per WAL flush).

@@ -52,9 +52,8 @@ class FillAhead {
     bool failed = false;   // the kernel refused: no more attempts
   };
   // Populated per step, so that regions written side by side take turns
-  // and a stop is noticed soon; a huge page's size, so a step in a
-  // mapping of huge pages faults whole ones.
-  static constexpr uint64_t kStep = 2 << 20;
+  // and a stop is noticed soon.
+  static constexpr uint64_t kStep = 1 << 20;
 
   void Run();
   // The region whose writer is closest to catching up with its resident

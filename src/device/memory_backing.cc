@@ -24,7 +24,6 @@ class MemoryBacking : public Backing {
         zone_capacity_(info.zone_capacity),
         spare_zones_(options.spare_zones),
         populate_step_(options.fill_ahead == 0 ? options.populate_step : 0),
-        huge_pages_(options.fill_ahead > 0 && options.huge_pages),
         zones_(info.num_zones) {
     if (options.fill_ahead == 0) return;
     fill_ = std::make_unique<FillAhead>(options.fill_ahead);
@@ -153,14 +152,12 @@ class MemoryBacking : public Backing {
     void* p = mmap(nullptr, zone_size_, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return nullptr;
-    // Huge pages only where the fill thread takes the faults: a write that
-    // first touches a 2 MiB extent itself would zero (and, with defrag,
-    // compact for) all of it under the device lock, 1-2 ms at once, longer
-    // than a ZN540 takes for a 1 MiB write. Small pages fault predictably
-    // (0.4 ms/MiB measured here) but too slowly for a fill thread to keep
-    // ahead of 2.8 GB/s of SLC writes; one fault per 2 MiB is fast enough.
-    // The kernel's THP setting decides whether the advice is taken.
-    madvise(p, zone_size_, huge_pages_ ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+    // No transparent huge pages: a write that first touches a 2 MiB
+    // extent would zero (and, with defrag, compact for) all of it inside
+    // the write, 1-2 ms at once, longer than a ZN540 takes for a 1 MiB
+    // write. Small pages cost the same zeroing in total but predictably
+    // (0.4 ms/MiB measured here), and fill-ahead takes it off the writes.
+    madvise(p, zone_size_, MADV_NOHUGEPAGE);
     return static_cast<uint8_t*>(p);
   }
 
@@ -168,7 +165,6 @@ class MemoryBacking : public Backing {
   const uint64_t zone_capacity_;
   const uint32_t spare_zones_;
   uint64_t populate_step_;  // 0 once the kernel refused
-  const bool huge_pages_;
   std::vector<Zone> zones_;
   std::vector<uint8_t*> pool_;    // emptied zones' mappings, resident
   std::vector<uint8_t*> spares_;  // fresh mappings, oldest first

@@ -106,11 +106,11 @@ TEST(FillAheadTest, AReusedRegionIsNotPopulatedAgain) {
   fill.Advance(base, 8 * MiB, 1 * MiB);
   fill.WaitIdle();
   EXPECT_EQ(fill.populated_bytes(), 8 * MiB);
-  // Steps of at most 2 MiB (a huge page), contiguous from the region's start.
+  // Steps of at most 1 MiB, contiguous from the region's start.
   uint64_t next = 0;
   for (const auto& [p, len] : rec.calls) {
     EXPECT_EQ(p, base + next);
-    EXPECT_LE(len, 2 * MiB);
+    EXPECT_LE(len, 1 * MiB);
     next += len;
   }
   EXPECT_EQ(next, 8 * MiB);
