@@ -109,8 +109,10 @@ def main():
     result = {
         "what": "db_bench ops/sec through LD_PRELOAD of each plugin on the same kernel "
                 "ZNS namespace, and on ext4 on a conventional namespace",
-        "commit": git("rev-parse", "HEAD"),
-        "dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        # As the run started (zenfs_peer.sh); an older peer.env has neither.
+        "commit": env.get("COMMIT") or git("rev-parse", "HEAD"),
+        "dirty": env["DIRTY"] == "1" if "DIRTY" in env
+                 else bool(git("status", "--porcelain", "--untracked-files=no")),
         "build_type": args.build_type,
         "accel": args.accel,
         "zenfs": args.zenfs,

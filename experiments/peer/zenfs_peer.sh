@@ -77,7 +77,13 @@ rm -f "$vm_dir"/ns*.img
 truncate -s 512M "$vm_dir/ns1.img"
 truncate -s 8G "$vm_dir/ns2.img"
 truncate -s 8G "$vm_dir/ns3.img"
+# The code measured is the code at the start: the tree may move on during
+# hours of rounds, and the report is written at the end.
+commit=$(git rev-parse HEAD)
+dirty=$([ -n "$(git status --porcelain --untracked-files=no)" ] && echo 1 || echo 0)
 cat > "$out/peer.env" <<ENV
+COMMIT=$commit
+DIRTY=$dirty
 ZONESTACK_LIB=$(realpath "$build/src/plugin/libzonestack.so")
 ZSCTL=$(realpath "$build/src/tools/zsctl")
 ZENFS_LIB=$(realpath "$build/zenfs/libzenfs.so")

@@ -47,6 +47,7 @@ class ReportTest(unittest.TestCase):
             runs = Path(d, "runs")
             runs.mkdir()
             Path(d, "peer.env").write_text(
+                "COMMIT=0123abc\nDIRTY=1\n"
                 "NUM=100\nPAIRS=2\nBENCHMARKS=fillrandom\nSETTINGS=\"default\"\n")
             for rnd, (zs, zf) in enumerate([(80, 100), (90, 100)], start=1):
                 for system, ops in (("zonestack", zs), ("zenfs", zf)):
@@ -64,6 +65,9 @@ class ReportTest(unittest.TestCase):
             self.assertAlmostEqual(row["zonestack/zenfs"]["median"], 0.85)
             self.assertAlmostEqual(row["zonestack/zenfs"]["min"], 0.8)
             self.assertEqual(result["runs"][0]["block_io"]["zenfs"]["flushes"], 3)
+            # The commit and dirty flag the script saw when the run started.
+            self.assertEqual(result["commit"], "0123abc")
+            self.assertTrue(result["dirty"])
 
             tables = subprocess.run([sys.executable, REPORT, "--markdown", str(out)],
                                     check=True, capture_output=True, text=True, cwd=HERE).stdout
