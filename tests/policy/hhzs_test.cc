@@ -461,6 +461,9 @@ TEST_F(HhzsTest, PopularityNotTriggeredAtExactlyHalfTheHddIops) {
   HddReads(*s, 20, 10);  // 10 reads in 2 s = 5/s = 10 IOPS / 2
   EXPECT_DOUBLE_EQ(s->view().HddReadRate(2 * kSec), 5.0);
   EXPECT_FALSE(s->NextMigration(devices_).has_value());
+  // Counted by why nothing moved.
+  EXPECT_EQ(s->counters().at("popularity_not_read_bound"), 1);
+  EXPECT_EQ(s->counters().at("popularity_no_room"), 0);
 }
 
 TEST_F(HhzsTest, PopularityMovesTheHottestHddSstAboveHalfTheHddIops) {
@@ -544,6 +547,16 @@ TEST_F(HhzsTest, PopularitySkipsCompactionInputs) {
   EXPECT_EQ(m->path, SstName(21));
 }
 
+TEST_F(HhzsTest, PopularityCountsADecisionWithNoHddSstToMove) {
+  auto s = Make("p+m");
+  Balanced(*s);
+  HddReads(*s, 20, 12);  // HDD-bound, all on #20, which is being compacted
+  s->view().CompactionStarted(1, 3, {{20, 2}});
+  EXPECT_FALSE(s->NextMigration(devices_).has_value());
+  EXPECT_EQ(s->counters().at("popularity_no_hdd_sst"), 1);
+  EXPECT_EQ(s->counters().at("popularity_no_room"), 0);
+}
+
 TEST_F(HhzsTest, PopularitySwapsWhenFreeZonesDoNotExceedLowerLevelDemand) {
   auto s = Make("p+m");
   Balanced(*s);
@@ -578,6 +591,8 @@ TEST_F(HhzsTest, NoSwapWhenEverySsdSstRanksHigher) {
   }
   HddReads(*s, 20, 12);
   EXPECT_FALSE(s->NextMigration({Ssd(10, 1, 2, 2), Hdd()}).has_value());
+  EXPECT_EQ(s->counters().at("popularity_no_room"), 1);
+  EXPECT_EQ(s->counters().at("popularity_not_read_bound"), 0);
 }
 
 TEST_F(HhzsTest, ThePapersRulesMoveAnSstAboveTheTieringLevelUpAndBackDown) {

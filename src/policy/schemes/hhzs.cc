@@ -85,13 +85,19 @@ class HhzsScheme : public HintedScheme {
       if (auto m = CapacityMigration(plan, worst_on_ssd, *hdd)) return m;
     }
     if (auto m = FinishSwap(plan, free_zones, *ssd)) return m;
-    if (!read_bound) return std::nullopt;
+    if (!read_bound) {
+      ++popularity_not_read_bound_;
+      return std::nullopt;
+    }
     return PopularityMigration(plan, free_zones, worst_on_ssd, best_on_hdd, *ssd, *hdd, now);
   }
 
   std::map<std::string, int64_t> counters() const override {
     return {{"capacity_migrations", capacity_migrations_.load()},
             {"popularity_migrations", popularity_migrations_.load()},
+            {"popularity_not_read_bound", popularity_not_read_bound_.load()},
+            {"popularity_no_hdd_sst", popularity_no_hdd_sst_.load()},
+            {"popularity_no_room", popularity_no_room_.load()},
             {"swaps_out", swaps_out_.load()},
             {"swaps_in", swaps_in_.load()}};
   }
@@ -172,7 +178,10 @@ class HhzsScheme : public HintedScheme {
                                                const std::optional<SstInfo>& worst_on_ssd,
                                                const std::optional<SstInfo>& best_on_hdd,
                                                uint32_t ssd, uint32_t hdd, uint64_t now) {
-    if (!best_on_hdd) return std::nullopt;
+    if (!best_on_hdd) {
+      ++popularity_no_hdd_sst_;
+      return std::nullopt;
+    }
     // The paper's SST takes one zone ("more empty zones than the demand");
     // a longer one needs its own zones on top of the demand.
     const uint32_t zones = plan.Zones(best_on_hdd->size);
@@ -193,6 +202,7 @@ class HhzsScheme : public HintedScheme {
       ++swaps_out_;
       return Migration{worst_on_ssd->path, hdd};
     }
+    ++popularity_no_room_;
     return std::nullopt;
   }
 
@@ -202,6 +212,12 @@ class HhzsScheme : public HintedScheme {
   absl::Mutex swap_mu_;
   std::optional<uint64_t> swap_in_ ABSL_GUARDED_BY(swap_mu_);  // a swap's HDD half
   std::atomic<int64_t> capacity_migrations_{0}, popularity_migrations_{0};
+  // Decisions that reached popularity migration and moved nothing, by why:
+  // reads not HDD-bound, no HDD SST with reads to move, or neither a move
+  // (too few free zones beyond the demand) nor a swap (no SSD SST ranks
+  // below it, or it frees too few zones).
+  std::atomic<int64_t> popularity_not_read_bound_{0}, popularity_no_hdd_sst_{0},
+      popularity_no_room_{0};
   std::atomic<int64_t> swaps_out_{0}, swaps_in_{0};
 };
 
