@@ -1,7 +1,7 @@
 """The SplitZNS tables, computed from a summary alone (the compact results
 splitzns/compact.py keeps). Every ratio is taken within one zsbench run,
 then summarized over repeats (runner/stats.py, runner/summary.py)."""
-from runner.summary import field, per_run, ratio, runs, stat, throughput
+from runner.summary import field, per_run, ph, ratio, runs, stat, throughput
 from runner.tables import Table
 
 from . import paper, setup
@@ -116,18 +116,14 @@ def overall_tables(sm):
     return out
 
 
-def drained_throughput(drain):
+def drained_throughput(run, sys, pn):
     """A phase's operations over its seconds plus its drain's."""
-    def get(p):
-        return p["ops"] / (p["s"] + drain["s"]) if p["s"] + drain["s"] > 0 else None
-    return get
+    p, d = ph(run, sys, pn), ph(run, sys, pn + "+drain")
+    return p["ops"] / (p["s"] + d["s"]) if p and d and p["s"] + d["s"] > 0 else None
 
 
 def drained_ratio(run, a, b, pn):
-    def one(sys):
-        d = field(run, sys, pn + "+drain", lambda p: p)
-        return field(run, sys, pn, drained_throughput(d)) if d else None
-    x, y = one(a), one(b)
+    x, y = drained_throughput(run, a, pn), drained_throughput(run, b, pn)
     return x / y if x is not None and y else None
 
 
