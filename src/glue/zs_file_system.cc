@@ -114,7 +114,9 @@ IOStatus ZoneStackFileSystem::NewRandomAccessFile(
   if (hints_warning_ && policy::SstNumber(path) >= 0) hints_warning_->SstOpened(*volume_);
   auto file = volume_->Open(path, ReadOpenOptions(options));
   if (!file.ok()) return ToIOStatus(file.status(), path);
-  *result = std::make_unique<ZsRandomAccessFile>(volume_, path, std::move(*file), scheme_);
+  *result = std::make_unique<ZsRandomAccessFile>(
+      volume_, path, std::move(*file), scheme_,
+      options.use_direct_reads ? DirectReadAlignment(*volume_) : 0);
   return IOStatus::OK();
 }
 

@@ -1,5 +1,6 @@
 #include "glue/zs_files.h"
 
+#include <algorithm>
 #include <span>
 #include <utility>
 #include <vector>
@@ -186,12 +187,22 @@ void ZsWritableFile::SetWriteLifeTimeHint(rocksdb::Env::WriteLifeTimeHint hint) 
 
 ZsRandomAccessFile::ZsRandomAccessFile(std::shared_ptr<zfs::Volume> volume, std::string path,
                                        std::unique_ptr<zfs::ReadableFile> file,
-                                       std::shared_ptr<policy::Scheme> scheme)
+                                       std::shared_ptr<policy::Scheme> scheme,
+                                       size_t direct_alignment)
     : volume_(std::move(volume)),
       path_(std::move(path)),
       file_(std::move(file)),
       scheme_(std::move(scheme)),
-      sst_number_(scheme_ ? policy::SstNumber(path_) : -1) {}
+      sst_number_(scheme_ ? policy::SstNumber(path_) : -1),
+      direct_alignment_(direct_alignment) {}
+
+size_t DirectReadAlignment(const zfs::Volume& volume) {
+  size_t alignment = 0;
+  for (const auto& device : volume.devices()) {
+    alignment = std::max<size_t>(alignment, device->info().block_size);
+  }
+  return alignment;
+}
 
 rocksdb::IOStatus ZsRandomAccessFile::Read(uint64_t offset, size_t n,
                                            const rocksdb::IOOptions& options,

@@ -97,18 +97,32 @@ class ZsWritableFile : public rocksdb::FSWritableFile {
 };
 
 // May be read by many threads at once (zfs::ReadableFile::Read is const).
+//
+// Opened for direct reads (RocksDB's use_direct_reads), the file says
+// use_direct_io(): RocksDB then reads whole aligned blocks into aligned
+// buffers of its own and keeps them as the block's memory, so zfs reads
+// from the device straight into RocksDB's buffer, with no copy on either
+// side, wherever the file's extent lies block-aligned on the device (an
+// extent after a Sync that ended short of a block does not; zfs then reads
+// its covering blocks and copies, as for any unaligned read).
 class ZsRandomAccessFile : public rocksdb::FSRandomAccessFile {
  public:
   // With a `scheme`, each user read of an SST (not a compaction read) is
   // counted in the scheme's LSM view (HHZS 3.4's read rate).
+  // `direct_alignment` is 0 for a file read through the page cache, else
+  // the block size direct reads are aligned to (DirectReadAlignment).
   ZsRandomAccessFile(std::shared_ptr<zfs::Volume> volume, std::string path,
                      std::unique_ptr<zfs::ReadableFile> file,
-                     std::shared_ptr<policy::Scheme> scheme = nullptr);
+                     std::shared_ptr<policy::Scheme> scheme = nullptr,
+                     size_t direct_alignment = 0);
   // Short only at the end of the file; `scratch` holds n bytes.
   rocksdb::IOStatus Read(uint64_t offset, size_t n, const rocksdb::IOOptions& options,
                          rocksdb::Slice* result, char* scratch,
                          rocksdb::IODebugContext* dbg) const override;
-  bool use_direct_io() const override { return false; }
+  bool use_direct_io() const override { return direct_alignment_ > 0; }
+  size_t GetRequiredBufferAlignment() const override {
+    return direct_alignment_ > 0 ? direct_alignment_ : rocksdb::kDefaultPageSize;
+  }
 
  private:
   std::shared_ptr<zfs::Volume> volume_;
@@ -116,7 +130,13 @@ class ZsRandomAccessFile : public rocksdb::FSRandomAccessFile {
   std::unique_ptr<zfs::ReadableFile> file_;
   std::shared_ptr<policy::Scheme> scheme_;  // null: reads are not counted
   const int64_t sst_number_;                // -1 if not an SST
+  const size_t direct_alignment_;
 };
+
+// The alignment of direct reads on `volume`: the largest block size of its
+// devices, so an aligned read is aligned on whichever device holds the
+// extent (a file may move between devices).
+size_t DirectReadAlignment(const zfs::Volume& volume);
 
 // Keeps a read position; Read at the end returns an empty slice.
 class ZsSequentialFile : public rocksdb::FSSequentialFile {

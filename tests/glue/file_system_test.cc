@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <ctime>
 
 #include "absl/strings/str_cat.h"
@@ -73,6 +74,44 @@ TEST_F(FileSystemTest, WriteThenReadRandomAndSequential) {
   ASSERT_TRUE(seq->Skip(100).ok());
   ASSERT_TRUE(seq->Read(16, io_, &out, buf, nullptr).ok());
   EXPECT_TRUE(out.empty());
+}
+
+// Direct reads: the file says so, with the device's block size, and an
+// aligned read into an aligned buffer returns the file's bytes, also where
+// an extent does not lie block-aligned on the device (the one after a Sync
+// that ended short of a block), and short at the end of the file.
+TEST_F(FileSystemTest, DirectReadsAreAlignedToTheBlockSize) {
+  std::string data;
+  for (int i = 0; data.size() < 15000; ++i) data += absl::StrCat(i, ",");
+  {
+    std::unique_ptr<rocksdb::FSWritableFile> f;
+    ASSERT_TRUE(fs_->NewWritableFile("/000007.sst", {}, &f, nullptr).ok());
+    ASSERT_TRUE(f->Append(rocksdb::Slice(data.data(), 5000), io_, nullptr).ok());
+    ASSERT_TRUE(f->Sync(io_, nullptr).ok());
+    ASSERT_TRUE(f->Append(rocksdb::Slice(data.data() + 5000, data.size() - 5000), io_, nullptr)
+                    .ok());
+    ASSERT_TRUE(f->Close(io_, nullptr).ok());
+  }
+  std::unique_ptr<rocksdb::FSRandomAccessFile> buffered;
+  ASSERT_TRUE(fs_->NewRandomAccessFile("/000007.sst", {}, &buffered, nullptr).ok());
+  EXPECT_FALSE(buffered->use_direct_io());
+
+  rocksdb::FileOptions direct_options;
+  direct_options.use_direct_reads = true;
+  std::unique_ptr<rocksdb::FSRandomAccessFile> direct;
+  ASSERT_TRUE(fs_->NewRandomAccessFile("/000007.sst", direct_options, &direct, nullptr).ok());
+  ASSERT_TRUE(direct->use_direct_io());
+  const size_t align = direct->GetRequiredBufferAlignment();
+  EXPECT_EQ(align, 4096u);  // zn540's block
+  std::unique_ptr<char, decltype(&std::free)> buf(
+      static_cast<char*>(std::aligned_alloc(align, 4 * align)), &std::free);
+  rocksdb::Slice out;
+  for (size_t offset = 0; offset < data.size(); offset += align) {
+    ASSERT_TRUE(direct->Read(offset, 2 * align, io_, &out, buf.get(), nullptr).ok()) << offset;
+    const size_t want = std::min(2 * align, data.size() - offset);
+    ASSERT_EQ(out.size(), want) << offset;
+    EXPECT_EQ(out.ToString(), data.substr(offset, want)) << offset;
+  }
 }
 
 TEST_F(FileSystemTest, NewWritableFileReplacesAndReopenAppends) {
