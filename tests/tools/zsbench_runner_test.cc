@@ -425,12 +425,35 @@ TEST(ZsbenchCompactionLogTest, PassiveStepsJoinTheGearCompactionBeforeThem) {
   EXPECT_EQ(j["log"][0][4], "active");
 }
 
+// Where each level's new SSTs come from: compactions that write into it,
+// with their bytes, and trivial moves into it; records of no known level
+// (-1) are left out.
+TEST(ZsbenchCompactionLogTest, CountsCompactionsAndTrivialMovesByOutputLevel) {
+  std::vector<CompactionRecord> records = {
+      Record("level_size", 10, false), Record("level_size", 10, false),
+      Record("level_size", 10, false, /*trivial=*/true), Record("l0_files", 10, false),
+      Record("level_size", 10, false)};
+  records[0].output_level = 4;
+  records[1].output_level = 4;
+  records[2].output_level = 4;
+  records[3].output_level = 1;
+  const nlohmann::json j = CompactionsJson(records)["by_output_level"];
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_EQ(j["L4"]["count"], 2);
+  EXPECT_EQ(j["L4"]["output_bytes"], 40);
+  EXPECT_EQ(j["L4"]["trivial_moves"], 1);
+  EXPECT_EQ(j["L1"]["count"], 1);
+  EXPECT_EQ(j["L1"]["trivial_moves"], 0);
+}
+
 TEST(ZsbenchCompactionLogTest, AMoveWhoseOutputsAreItsInputsIsTrivial) {
   rocksdb::CompactionJobInfo info;
   info.input_files = {"/db/000012.sst"};
   info.output_files = {"/db/000012.sst"};
   info.compaction_reason = rocksdb::CompactionReason::kLevelMaxLevelSize;
+  info.output_level = 3;
   EXPECT_TRUE(FromJobInfo(info).trivial);
+  EXPECT_EQ(FromJobInfo(info).output_level, 3);
   EXPECT_EQ(FromJobInfo(info).kind, "level_size");
   info.output_files = {"/db/000013.sst"};
   info.stats.elapsed_micros = 7;

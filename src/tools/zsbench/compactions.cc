@@ -110,6 +110,7 @@ CompactionRecord FromJobInfo(const rocksdb::CompactionJobInfo& info) {
   r.output_bytes = info.stats.total_output_bytes;
   r.kind = ReasonName(info.compaction_reason);
   r.trivial = !info.input_files.empty() && info.input_files == info.output_files;
+  r.output_level = info.output_level;
   return r;
 }
 
@@ -119,7 +120,20 @@ nlohmann::json CompactionsJson(const std::vector<CompactionRecord>& records) {
   bool open_chain = false;
   nlohmann::json by_kind = nlohmann::json::object();
   nlohmann::json list = nlohmann::json::array();
+  nlohmann::json by_level = nlohmann::json::object();
   for (const CompactionRecord& r : records) {
+    if (r.output_level >= 0) {
+      nlohmann::json& level = by_level["L" + std::to_string(r.output_level)];
+      if (level.is_null()) {
+        level = {{"count", 0}, {"output_bytes", 0}, {"trivial_moves", 0}};
+      }
+      if (r.trivial) {
+        level["trivial_moves"] = level["trivial_moves"].get<uint64_t>() + 1;
+      } else {
+        level["count"] = level["count"].get<uint64_t>() + 1;
+        level["output_bytes"] = level["output_bytes"].get<uint64_t>() + r.output_bytes;
+      }
+    }
     if (r.trivial) {
       ++trivial;
       continue;
@@ -148,6 +162,7 @@ nlohmann::json CompactionsJson(const std::vector<CompactionRecord>& records) {
           {"output_bytes", out},
           {"trivial_moves", trivial},
           {"by_kind", by_kind},
+          {"by_output_level", by_level},
           {"latency", LatencyJson(latency)},
           {"chains", {{"count", chain_count}, {"latency", LatencyJson(chains)}}},
           {"log", list}};

@@ -27,6 +27,7 @@ struct CompactionRecord {
   std::string kind;
   bool gear = false;     // a gear driver step
   bool trivial = false;  // a move by metadata: nothing read or written
+  int output_level = -1;  // the LSM level its outputs went to; -1 unknown
 };
 
 // Thread-safe: RocksDB's compaction threads and the driver's add records.
@@ -62,8 +63,10 @@ CompactionRecord FromJobInfo(const rocksdb::CompactionJobInfo& info);
 // total time, bytes, latency distribution and count by kind of the
 // non-trivial ones; trivial moves counted apart; GearDB's unit, the gear
 // compaction (a step and the passive steps that follow it, 3.3), as
-// `chains`, where every RocksDB compaction is a chain of its own; and
-// every record, [t, micros, input bytes, output bytes, kind].
+// `chains`, where every RocksDB compaction is a chain of its own; per
+// output level, the compactions, bytes and trivial moves into it (where
+// each level's new SSTs come from: written, or moved from the level
+// above); and every record, [t, micros, input bytes, output bytes, kind].
 nlohmann::json CompactionsJson(const std::vector<CompactionRecord>& records);
 
 }  // namespace zonestack::zsbench
