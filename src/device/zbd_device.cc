@@ -19,8 +19,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "device/zbd_translate.h"
 #include "device/mutex_mode.h"
+#include "device/zbd_translate.h"
 #include "device/zone_error.h"
 
 namespace zonestack::device {

@@ -1,5 +1,6 @@
 #include "tools/zsbench/compactions.h"
 
+#include <map>
 #include <string>
 
 #include "bench/histogram.h"
@@ -120,18 +121,18 @@ nlohmann::json CompactionsJson(const std::vector<CompactionRecord>& records) {
   bool open_chain = false;
   nlohmann::json by_kind = nlohmann::json::object();
   nlohmann::json list = nlohmann::json::array();
-  nlohmann::json by_level = nlohmann::json::object();
+  struct LevelCounts {
+    uint64_t count = 0, output_bytes = 0, trivial_moves = 0;
+  };
+  std::map<int, LevelCounts> levels;
   for (const CompactionRecord& r : records) {
     if (r.output_level >= 0) {
-      nlohmann::json& level = by_level["L" + std::to_string(r.output_level)];
-      if (level.is_null()) {
-        level = {{"count", 0}, {"output_bytes", 0}, {"trivial_moves", 0}};
-      }
+      LevelCounts& level = levels[r.output_level];
       if (r.trivial) {
-        level["trivial_moves"] = level["trivial_moves"].get<uint64_t>() + 1;
+        ++level.trivial_moves;
       } else {
-        level["count"] = level["count"].get<uint64_t>() + 1;
-        level["output_bytes"] = level["output_bytes"].get<uint64_t>() + r.output_bytes;
+        ++level.count;
+        level.output_bytes += r.output_bytes;
       }
     }
     if (r.trivial) {
@@ -156,6 +157,11 @@ nlohmann::json CompactionsJson(const std::vector<CompactionRecord>& records) {
     ++chain_count;
   }
   if (open_chain) chains.Record(chain_us);
+  nlohmann::json by_level = nlohmann::json::object();
+  for (const auto& [level, c] : levels) {
+    by_level["L" + std::to_string(level)] = {
+        {"count", c.count}, {"output_bytes", c.output_bytes}, {"trivial_moves", c.trivial_moves}};
+  }
   return {{"count", count},
           {"seconds", static_cast<double>(micros) / 1e6},
           {"input_bytes", in},
