@@ -21,7 +21,10 @@ def phase_compact(p):
     fraction (is the device the bottleneck?); chips: each chip's busy
     fraction (5.4's chip utilization; absent without timing); late:
     commands the emulator finished after their modeled time; errors;
-    counters: the splitzns scheme's."""
+    counters: the splitzns scheme's; to_level: per output level "L<n>"
+    [compactions into it, their output bytes, trivial moves into it]
+    (where a level's new SSTs come from: a trivial move leaves an SST in
+    the zone it was written to)."""
     d = (p.get("devices") or [{}])[0]
     rdb = p.get("rocksdb") or {}
     gc = p.get("gc") or {}
@@ -42,6 +45,9 @@ def phase_compact(p):
     comp = p.get("compactions")
     if comp:
         c["comp"] = [_r(comp.get("seconds", 0.0)), comp.get("input_bytes", 0), comp.get("output_bytes", 0)]
+        if comp.get("by_output_level"):
+            c["to_level"] = {lv: [v["count"], v["output_bytes"], v["trivial_moves"]]
+                             for lv, v in comp["by_output_level"].items()}
     counters = (p.get("scheme") or {}).get("counters") or {}
     if any(k in counters for k in COUNTERS):
         c["counters"] = [counters.get(k, 0) for k in COUNTERS]

@@ -45,6 +45,9 @@ ZIPF_ITEMS = 10_000_000_000
 # The comparison (5.1.3) and the breakdown (5.4), each one config away
 # (docs/splitzns.md, "Baselines and breakdown").
 SYSTEMS = ("splitzns", "ldp", "gear", "llc")
+# The splitzns scheme's default: SSTs of L4 and below go to subzones
+# (the paper's "+diff", level > 3).
+SUBZONE_MIN_LEVEL = 4
 BREAKDOWN = ("native", "+diff", "+szr", "+rp", "+rs")
 # Device switches of the breakdown: SubZone Ring, Read Prefetcher, Read
 # Scheduler (the emulator's ring=, prefetch=, read_sched=).

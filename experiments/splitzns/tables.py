@@ -135,6 +135,22 @@ def gc_over(run, sys, pn, before):
     return None if end is None or start is None else (end - start) / MiB
 
 
+def into_levels(p, first):
+    """[compaction output MiB, trivial moves] into levels >= first over a
+    phase's to_level; None where the summary predates it."""
+    lv = p.get("to_level")
+    if lv is None:
+        return None
+    deep = [v for k, v in lv.items() if int(k[1:]) >= first]
+    return [sum(v[1] for v in deep) / MiB, sum(v[2] for v in deep)]
+
+
+def into_subzone_levels(run, sys, pn, i):
+    """into_levels(setup.SUBZONE_MIN_LEVEL)[i] over a phase and its drain."""
+    parts = [field(run, sys, n, lambda p: into_levels(p, setup.SUBZONE_MIN_LEVEL)) for n in (pn, pn + "+drain")]
+    return None if None in parts else parts[0][i] + parts[1][i]
+
+
 def drained_tables(sm):
     keys = [(k, w) for k, w in (("uniform", paper.UNIFORM), ("ycsb", paper.YCSB)) if runs(sm, k)]
     t = Table("SplitZNS's throughput over each system's, each phase with its drain (as run: the "
@@ -146,6 +162,10 @@ def drained_tables(sm):
     g = Table("GC relocated over each phase and its drain, MiB",
               ["comparison", "phase"] + list(setup.SYSTEMS),
               note="Paper: SplitZNS migrates far less than LDP.")
+    deep = Table(f"Into L{setup.SUBZONE_MIN_LEVEL} and below over each phase and its drain: compaction "
+                 "output MiB / trivial moves (splitzns writes only compaction output there to subzones; "
+                 "a trivially moved SST stays in its wide zone)",
+                 ["comparison", "phase"] + [x for s in setup.SYSTEMS for x in (f"{s} MiB", f"{s} moves")])
     for key, workload in keys:
         pns = phases(workload)
         for i, pn in enumerate(pns):
@@ -161,7 +181,10 @@ def drained_tables(sm):
             before = pns[i - 1] if i else None
             g.add(key, pn, *[stat(per_run(sm, key, lambda r, s=s: gc_over(r, s, pn, before)), 1)
                              for s in setup.SYSTEMS])
-    return [t, d, g] if keys else []
+            deep.add(key, pn, *[stat(per_run(sm, key, lambda r, s=s, i=i: into_subzone_levels(r, s, pn, i)),
+                                     1 - i)
+                                for s in setup.SYSTEMS for i in (0, 1)])
+    return [t, d, g, deep] if keys else []
 
 
 def breakdown_tables(sm):

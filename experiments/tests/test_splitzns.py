@@ -147,6 +147,9 @@ class CompactTest(unittest.TestCase):
         self.assertEqual(c["comp"], [4.0, 10, 8])
         self.assertEqual(c["counters"], [0, 4, 0])
         self.assertEqual(c["chips"], [0.5, 1.0])
+        self.assertNotIn("to_level", c)
+        p["compactions"]["by_output_level"] = {"L4": {"count": 2, "output_bytes": 64, "trivial_moves": 1}}
+        self.assertEqual(compact.phase_compact(p)["to_level"], {"L4": [2, 64, 1]})
         self.assertNotIn("chips", compact.phase_compact({"name": "x", "devices": [{}]}))
         whole = compact.compact({"schemes": [{"name": "ldp", "phases": [p]}]})
         self.assertIn("ycsb-a", whole["phases"]["ldp"])
@@ -206,7 +209,9 @@ class TablesTest(unittest.TestCase):
                     "overwrite+drain": dict(phase(0), s=drain_s, gc=[2, 2, gc_ow, 0])}
         run = {"phases": {"splitzns": sys(1.0, 1.0, 5 * mib, 6 * mib), "ldp": sys(1.0, 4.0, 1 * mib, 9 * mib),
                           "gear": sys(2.0, 0.0, 0, 0), "llc": sys(1.0, 1.0, 0, 0)}}
-        thr, drain, gc = tables.drained_tables(summary({"uniform": {"runs": [run]}}))
+        run["phases"]["splitzns"]["overwrite"]["to_level"] = {"L3": [5, 9 * mib, 0], "L4": [1, 2 * mib, 3]}
+        run["phases"]["splitzns"]["overwrite+drain"]["to_level"] = {"L4": [2, 4 * mib, 1], "L5": [1, 1 * mib, 0]}
+        thr, drain, gc, deep = tables.drained_tables(summary({"uniform": {"runs": [run]}}))
         row = [r[1] for r in thr.rows].index("overwrite")
         # splitzns 10 ops in 1 + 1 s, ldp in 1 + 4 s: 2.5x drained, a tie as run
         self.assertAlmostEqual(cell(thr, row, "/ldp").median, 2.5)
@@ -218,6 +223,10 @@ class TablesTest(unittest.TestCase):
         self.assertAlmostEqual(cell(gc, row, "splitzns").median, 1.0)
         self.assertAlmostEqual(cell(gc, row, "ldp").median, 8.0)
         self.assertAlmostEqual(cell(gc, 0, "ldp").median, 1.0)  # the load's: since mount
+        # L4 and L5 over overwrite and its drain; L3 is not a subzone level
+        self.assertAlmostEqual(cell(deep, row, "splitzns MiB").median, 7.0)
+        self.assertAlmostEqual(cell(deep, row, "splitzns moves").median, 4.0)
+        self.assertEqual(cell(deep, row, "ldp MiB"), "-")  # a summary without to_level
 
     def test_breakdown_steps_over_the_step_before_and_over_native(self):
         vals = {"native": 100, "+diff": 150, "+szr": 300, "+rp": 330, "+rs": 320}

@@ -149,6 +149,9 @@ TEST(ZsbenchCliTest, DrainFlushesSettlesAndPaysTheGcThePhaseLeft) {
   };
   EXPECT_EQ(flushed(put), 0u) << put.at("devices").dump().substr(0, 2000);
   EXPECT_GT(flushed(drain), 0u) << "the drain did not flush\n" << drain.dump().substr(0, 2000);
+  // The compactions that completed in the drain are its own, as a phase's.
+  ASSERT_TRUE(drain.contains("compactions")) << drain.dump().substr(0, 2000);
+  EXPECT_TRUE(drain.at("compactions").contains("by_output_level"));
 }
 
 }  // namespace

@@ -251,8 +251,10 @@ nlohmann::json SchemeState(const rocksdb::DB& db) {
 
 // "settle": waits until RocksDB has no compaction pending or running (at
 // most 10 minutes), as a long load would have ended with its compaction
-// debt paid; the paper's runs follow an 8-hour load, ours a minute's.
-PhaseResult SettleCompactions(rocksdb::DB* db) {
+// debt paid; the paper's runs follow an 8-hour load, ours a minute's. The
+// compactions that completed meanwhile are the phase's, as a workload's.
+PhaseResult SettleCompactions(rocksdb::DB* db, const zs::zsbench::CompactionLog& log) {
+  const size_t compactions_before = log.size();
   uint64_t errors_before = 0;
   db->GetIntProperty("rocksdb.background-errors", &errors_before);
   const auto start = std::chrono::steady_clock::now();
@@ -274,6 +276,8 @@ PhaseResult SettleCompactions(rocksdb::DB* db) {
   PhaseResult r;
   r.name = "settle";
   r.seconds = elapsed();
+  r.has_compaction_log = true;
+  r.compactions = log.Since(compactions_before);
   uint64_t background_errors = 0;
   db->GetIntProperty("rocksdb.background-errors", &background_errors);
   r.background_errors = background_errors - errors_before;
@@ -287,7 +291,8 @@ PhaseResult SettleCompactions(rocksdb::DB* db) {
 // operations over its seconds plus the drain's are its throughput with its
 // flush, compaction and GC debt paid: a run phase of seconds (SplitZNS's
 // scaled ones) otherwise leaves that work to the next phase.
-PhaseResult Drain(rocksdb::DB* db, zs::zfs::Volume* vol) {
+PhaseResult Drain(rocksdb::DB* db, zs::zfs::Volume* vol, const zs::zsbench::CompactionLog& log) {
+  const size_t compactions_before = log.size();
   const auto start = std::chrono::steady_clock::now();
   const std::vector<zs::device::DeviceStats> before = zs::zsbench::DeviceSnapshot(vol);
   auto elapsed = [&] {
@@ -296,8 +301,9 @@ PhaseResult Drain(rocksdb::DB* db, zs::zfs::Volume* vol) {
   rocksdb::FlushOptions flush;
   flush.allow_write_stall = true;  // no writer waits: nothing to stall
   const rocksdb::Status flushed = db->Flush(flush);
-  PhaseResult r = SettleCompactions(db);
+  PhaseResult r = SettleCompactions(db, log);
   r.name = "drain";
+  r.compactions = log.Since(compactions_before);  // the flush's compactions too
   if (!flushed.ok()) {
     r.errors = 1;
     r.errors_by_kind["flush"] = 1;
@@ -366,7 +372,8 @@ absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::strin
   for (const PhaseSpec& spec : phases) {
     if (spec.name == "settle" || spec.name == "drain") {
       PhaseResult settled =
-          spec.name == "settle" ? SettleCompactions(db.get()) : Drain(db.get(), vol.get());
+          spec.name == "settle" ? SettleCompactions(db.get(), *compactions)
+                                : Drain(db.get(), vol.get(), *compactions);
       if (!posix) settled.scheme = SchemeState(*db);
       settled.cell_migration = CellMigrationState(vol.get());
       settled.gc = GcState(vol.get());
