@@ -45,7 +45,7 @@ def phase_compact(p):
     comp = p.get("compactions")
     if comp:
         c["comp"] = [_r(comp.get("seconds", 0.0)), comp.get("input_bytes", 0), comp.get("output_bytes", 0)]
-        if comp.get("by_output_level"):
+        if "by_output_level" in comp:  # empty: nothing completed
             c["to_level"] = {lv: [v["count"], v["output_bytes"], v["trivial_moves"]]
                              for lv, v in comp["by_output_level"].items()}
     counters = (p.get("scheme") or {}).get("counters") or {}

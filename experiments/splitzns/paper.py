@@ -165,6 +165,15 @@ def drained_comparisons(s):
             Comparison("ycsb", same(setup.SYSTEMS), drained(YCSB))]
 
 
+# Ours: the subzones from L3 (RocksDB's compactions write L3 all the
+# time; L4 of this tree grows by trivial moves) against the paper's L4.
+LEVEL_SYSTEMS = [("splitzns", "splitzns"), ("splitzns-l3", "splitzns/min_level:3"), ("ldp", "ldp")]
+
+
+def level_comparisons(s):
+    return [Comparison("level-uniform", LEVEL_SYSTEMS, drained(UNIFORM))]
+
+
 def breakdown_comparisons(s):
     return [Comparison("breakdown", same(setup.BREAKDOWN), BREAKDOWN)]
 
@@ -244,6 +253,13 @@ EXPERIMENTS = {e.name: e for e in [
                "SplitZNS 2.77x LDP on overwrite and 1.79x on YCSB-A, 3.55x / 2.68x Gear / LLC on "
                "overwrite and 1.63x / 1.23x on YCSB-A; SplitZNS migrates far less than LDP.",
                drained_comparisons, tables.drained_tables),
+    Experiment("level", "Ours: subzones from L3, a named option against the paper's L4",
+               "`drained`'s uniform comparison with splitzns as the paper sets it (subzones for SSTs "
+               "of L4 and below), splitzns-l3 (`subzone_min_level` 3: L3's SSTs too) and ldp; each "
+               "phase with its drain. A test of why splitzns ties ldp here: whether SSTs that "
+               "compactions write into the subzone levels are what it lacks.",
+               "+diff puts SSTs of level > 3 in subzones; no other threshold is measured.",
+               level_comparisons, tables.level_tables),
     Experiment("breakdown", "Breakdown: native, +diff, +SZR, +RP, +RS (Fig. 13-15)",
                "A YCSB load, overwrite, then readrandom on each step of the breakdown; each step's "
                "throughput and latency over the step before it and over native; RocksDB's write "

@@ -125,14 +125,18 @@ def volume_config(s, spec, chips=None):
     """A system's volume config (docs/splitzns.md, "Baselines and
     breakdown"): splitzns, ldp, gear (geardb with GC), llc (ldp with
     RocksDB's round-robin compaction), and the breakdown. A spec's "pri"
-    sets RocksDB's compaction priority (Fig. 16(d)); `chips` the SSD's
-    chip count (Fig. 16(b))."""
+    sets RocksDB's compaction priority (Fig. 16(d)), its "min_level" the
+    splitzns scheme's first subzone level (ours, the `level` experiment:
+    the paper's is SUBZONE_MIN_LEVEL); `chips` the SSD's chip count
+    (Fig. 16(b))."""
     name, opts = parse_spec(spec)
     cfg = {"devices": [device(s, *SWITCHES.get(name, (True, True, True)), chips=chips)]}
     if name == "splitzns" or name in BREAKDOWN:
         scheme = {"name": "splitzns"}
         if name == "native":
             scheme["subzone_min_level"] = 0
+        if "min_level" in opts:
+            scheme["subzone_min_level"] = opts["min_level"]
         cfg["scheme"] = scheme
     elif name == "ldp":
         cfg["scheme"] = "ldp"

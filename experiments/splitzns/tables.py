@@ -145,9 +145,9 @@ def into_levels(p, first):
     return [sum(v[1] for v in deep) / MiB, sum(v[2] for v in deep)]
 
 
-def into_subzone_levels(run, sys, pn, i):
-    """into_levels(setup.SUBZONE_MIN_LEVEL)[i] over a phase and its drain."""
-    parts = [field(run, sys, n, lambda p: into_levels(p, setup.SUBZONE_MIN_LEVEL)) for n in (pn, pn + "+drain")]
+def into_levels_drained(run, sys, pn, first, i):
+    """into_levels(first)[i] over a phase and its drain."""
+    parts = [field(run, sys, n, lambda p: into_levels(p, first)) for n in (pn, pn + "+drain")]
     return None if None in parts else parts[0][i] + parts[1][i]
 
 
@@ -181,7 +181,8 @@ def drained_tables(sm):
             before = pns[i - 1] if i else None
             g.add(key, pn, *[stat(per_run(sm, key, lambda r, s=s: gc_over(r, s, pn, before)), 1)
                              for s in setup.SYSTEMS])
-            deep.add(key, pn, *[stat(per_run(sm, key, lambda r, s=s, i=i: into_subzone_levels(r, s, pn, i)),
+            deep.add(key, pn, *[stat(per_run(sm, key, lambda r, s=s, i=i: into_levels_drained(
+                                    r, s, pn, setup.SUBZONE_MIN_LEVEL, i)),
                                      1 - i)
                                 for s in setup.SYSTEMS for i in (0, 1)])
     return [t, d, g, deep] if keys else []
@@ -262,3 +263,29 @@ def policy_tables(sm):
     return [_over(sm, [f"pri-{p}" for p in setup.PRIORITIES],
                   "SplitZNS over LDP by RocksDB's compaction priority (Fig. 16(d))", ["ldp"],
                   lambda key: "ycsb-a", lambda key: paper.PAPER["policy"][key.split("-", 1)[1]])]
+
+
+def level_tables(sm):
+    """The `level` experiment: splitzns and splitzns-l3 over ldp, each
+    phase with its drain; GC relocated; what reaches the subzone levels."""
+    key = "level-uniform"
+    if not runs(sm, key):
+        return []
+    systems = ("splitzns", "splitzns-l3", "ldp")
+    t = Table("splitzns (subzones from L4, the paper's) and splitzns-l3 (from L3, ours) over ldp, each "
+              "phase with its drain",
+              ["phase", "splitzns/ldp", "splitzns-l3/ldp", "splitzns-l3/splitzns"],
+              ratio_columns=["splitzns/ldp", "splitzns-l3/ldp", "splitzns-l3/splitzns"])
+    g = Table("GC relocated over each phase and its drain, MiB", ["phase"] + list(systems))
+    deep = Table("Compaction output into L3 and below and into L4 and below over each phase and its "
+                 "drain, MiB", ["phase"] + [f"{s} {lv}" for s in systems for lv in ("L3+", "L4+")])
+    pns = phases(paper.UNIFORM)
+    for i, pn in enumerate(pns):
+        t.add(pn, *[stat(per_run(sm, key, lambda r, a=a, b=b: drained_ratio(r, a, b, pn)))
+                    for a, b in (("splitzns", "ldp"), ("splitzns-l3", "ldp"), ("splitzns-l3", "splitzns"))])
+        before = pns[i - 1] if i else None
+        g.add(pn, *[stat(per_run(sm, key, lambda r, s=s: gc_over(r, s, pn, before)), 1) for s in systems])
+        deep.add(pn, *[stat(per_run(sm, key, lambda r, s=s, lv=lv: into_levels_drained(r, s, pn, lv, 0)), 1)
+                       for s in systems for lv in (3, 4)])
+    return [t, g, deep]
+

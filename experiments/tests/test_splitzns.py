@@ -47,6 +47,8 @@ class SetupTest(unittest.TestCase):
         self.assertEqual(llc["rocksdb"], {"compaction_pri": "kRoundRobin"})
         with self.assertRaises(ValueError):
             setup.volume_config(s, "zenfs")
+        l3 = setup.volume_config(s, "splitzns/min_level:3")
+        self.assertEqual(l3["scheme"], {"name": "splitzns", "subzone_min_level": 3})
 
     def test_the_breakdown_adds_one_technique_per_step(self):
         s = settings()
@@ -150,6 +152,8 @@ class CompactTest(unittest.TestCase):
         self.assertNotIn("to_level", c)
         p["compactions"]["by_output_level"] = {"L4": {"count": 2, "output_bytes": 64, "trivial_moves": 1}}
         self.assertEqual(compact.phase_compact(p)["to_level"], {"L4": [2, 64, 1]})
+        p["compactions"]["by_output_level"] = {}
+        self.assertEqual(compact.phase_compact(p)["to_level"], {})
         self.assertNotIn("chips", compact.phase_compact({"name": "x", "devices": [{}]}))
         whole = compact.compact({"schemes": [{"name": "ldp", "phases": [p]}]})
         self.assertIn("ycsb-a", whole["phases"]["ldp"])
@@ -227,6 +231,28 @@ class TablesTest(unittest.TestCase):
         self.assertAlmostEqual(cell(deep, row, "splitzns MiB").median, 7.0)
         self.assertAlmostEqual(cell(deep, row, "splitzns moves").median, 4.0)
         self.assertEqual(cell(deep, row, "ldp MiB"), "-")  # a summary without to_level
+
+    def test_level_compares_both_thresholds_over_ldp_drained(self):
+        mib = setup.MiB
+
+        def sys(drain_s, to_level):
+            p = {"ycsb-a-load": phase(1), "ycsb-a-load+drain": dict(phase(0), s=1.0),
+                 "readrandom": phase(1), "readrandom+drain": dict(phase(0), s=0.0),
+                 "overwrite": dict(phase(10), s=1.0, to_level=to_level),
+                 "overwrite+drain": dict(phase(0), s=drain_s, to_level={})}
+            return p
+        run = {"phases": {"splitzns": sys(1.0, {"L4": [1, 2 * mib, 0]}),
+                          "splitzns-l3": sys(0.25, {"L3": [4, 8 * mib, 0], "L4": [1, 2 * mib, 0]}),
+                          "ldp": sys(1.0, {})}}
+        thr, gc, deep = tables.level_tables(summary({"level-uniform": {"runs": [run]}}))
+        row = [r[0] for r in thr.rows].index("overwrite")
+        # 10 ops in 1 + 0.25 s against 1 + 1 s
+        self.assertAlmostEqual(cell(thr, row, "splitzns-l3/ldp").median, 1.6)
+        self.assertAlmostEqual(cell(thr, row, "splitzns/ldp").median, 1.0)
+        self.assertAlmostEqual(cell(deep, row, "splitzns-l3 L3+").median, 10.0)
+        self.assertAlmostEqual(cell(deep, row, "splitzns-l3 L4+").median, 2.0)
+        self.assertAlmostEqual(cell(deep, row, "ldp L3+").median, 0.0)
+        self.assertEqual(paper.level_comparisons(settings())[0].schemes[1], ("splitzns-l3", "splitzns/min_level:3"))
 
     def test_breakdown_steps_over_the_step_before_and_over_native(self):
         vals = {"native": 100, "+diff": 150, "+szr": 300, "+rp": 330, "+rs": 320}
