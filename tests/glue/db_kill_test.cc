@@ -6,6 +6,7 @@
 // acknowledged one; it is killed with SIGKILL at a random moment, 20 times
 // on one file-backed volume, and after each kill every acknowledged key
 // must be there with its value, and the volume must pass fsck.
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -62,6 +63,25 @@ pid_t StartWriter(const std::string& uri, uint64_t start, int* out_fd) {
   return pid;
 }
 
+// Reads from `fd` into `bytes` until it holds at least `want` bytes, the
+// pipe closes or `timeout` passes; false on timeout or close.
+bool ReadAtLeast(int fd, size_t want, std::chrono::milliseconds timeout,
+                 std::vector<uint8_t>* bytes) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  uint8_t buf[4096];
+  while (bytes->size() < want) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) return false;
+    bytes->insert(bytes->end(), buf, buf + n);
+  }
+  return true;
+}
+
 TEST(DbKillTest, FlushedWritesSurviveKill9) {
   std::string tmpl = testing::TempDir() + "zs_kill.XXXXXX";
   ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
@@ -76,15 +96,18 @@ TEST(DbKillTest, FlushedWritesSurviveKill9) {
     int fd = -1;
     const pid_t pid = StartWriter(uri, next, &fd);
     ASSERT_GT(pid, 0);
-    // Let it get going (the first round also formats), then kill it.
-    std::this_thread::sleep_for(std::chrono::milliseconds(300 + rng() % 700));
+    // Wait for its first acknowledgement (the first round also formats;
+    // a sanitized build beside other tests may take seconds), then kill
+    // it at a random moment of its writing.
+    std::vector<uint8_t> bytes;
+    const bool started = ReadAtLeast(fd, 8, std::chrono::seconds(60), &bytes);
+    if (started) std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 700));
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);
     ASSERT_TRUE(WIFSIGNALED(status)) << "the writer stopped by itself, status " << status;
     uint64_t last = 0, got = 0;
     bool any = false;
-    std::vector<uint8_t> bytes;
     uint8_t buf[4096];
     for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) bytes.insert(bytes.end(), buf, buf + n);
     close(fd);
