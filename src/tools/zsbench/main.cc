@@ -251,10 +251,8 @@ nlohmann::json SchemeState(const rocksdb::DB& db) {
 
 // "settle": waits until RocksDB has no compaction pending or running (at
 // most 10 minutes), as a long load would have ended with its compaction
-// debt paid; the paper's runs follow an 8-hour load, ours a minute's. The
-// compactions that completed meanwhile are the phase's, as a workload's.
-PhaseResult SettleCompactions(rocksdb::DB* db, const zs::zsbench::CompactionLog& log) {
-  const size_t compactions_before = log.size();
+// debt paid; the paper's runs follow an 8-hour load, ours a minute's.
+PhaseResult SettleCompactions(rocksdb::DB* db) {
   uint64_t errors_before = 0;
   db->GetIntProperty("rocksdb.background-errors", &errors_before);
   const auto start = std::chrono::steady_clock::now();
@@ -276,8 +274,6 @@ PhaseResult SettleCompactions(rocksdb::DB* db, const zs::zsbench::CompactionLog&
   PhaseResult r;
   r.name = "settle";
   r.seconds = elapsed();
-  r.has_compaction_log = true;
-  r.compactions = log.Since(compactions_before);
   uint64_t background_errors = 0;
   db->GetIntProperty("rocksdb.background-errors", &background_errors);
   r.background_errors = background_errors - errors_before;
@@ -291,8 +287,7 @@ PhaseResult SettleCompactions(rocksdb::DB* db, const zs::zsbench::CompactionLog&
 // operations over its seconds plus the drain's are its throughput with its
 // flush, compaction and GC debt paid: a run phase of seconds (SplitZNS's
 // scaled ones) otherwise leaves that work to the next phase.
-PhaseResult Drain(rocksdb::DB* db, zs::zfs::Volume* vol, const zs::zsbench::CompactionLog& log) {
-  const size_t compactions_before = log.size();
+PhaseResult Drain(rocksdb::DB* db, zs::zfs::Volume* vol) {
   const auto start = std::chrono::steady_clock::now();
   const std::vector<zs::device::DeviceStats> before = zs::zsbench::DeviceSnapshot(vol);
   auto elapsed = [&] {
@@ -301,9 +296,8 @@ PhaseResult Drain(rocksdb::DB* db, zs::zfs::Volume* vol, const zs::zsbench::Comp
   rocksdb::FlushOptions flush;
   flush.allow_write_stall = true;  // no writer waits: nothing to stall
   const rocksdb::Status flushed = db->Flush(flush);
-  PhaseResult r = SettleCompactions(db, log);
+  PhaseResult r = SettleCompactions(db);
   r.name = "drain";
-  r.compactions = log.Since(compactions_before);  // the flush's compactions too
   if (!flushed.ok()) {
     r.errors = 1;
     r.errors_by_kind["flush"] = 1;
@@ -371,9 +365,13 @@ absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::strin
   }
   for (const PhaseSpec& spec : phases) {
     if (spec.name == "settle" || spec.name == "drain") {
+      const size_t compactions_before = compactions->size();
       PhaseResult settled =
-          spec.name == "settle" ? SettleCompactions(db.get(), *compactions)
-                                : Drain(db.get(), vol.get(), *compactions);
+          spec.name == "settle" ? SettleCompactions(db.get()) : Drain(db.get(), vol.get());
+      // The compactions that completed meanwhile (a drain's flush's too)
+      // are the phase's, as a workload's.
+      settled.has_compaction_log = true;
+      settled.compactions = compactions->Since(compactions_before);
       if (!posix) settled.scheme = SchemeState(*db);
       settled.cell_migration = CellMigrationState(vol.get());
       settled.gc = GcState(vol.get());
