@@ -185,7 +185,9 @@ IOStatus ZoneStackFileSystem::ReuseWritableFile(
     const std::string& fname, const std::string& old_fname, const FileOptions& options,
     std::unique_ptr<rocksdb::FSWritableFile>* result, Dbg* dbg) {
   const std::string old_path = Normalize(old_fname);
-  if (auto s = volume_->Delete(old_path); !s.ok()) return ToIOStatus(s, old_path);
+  if (auto s = volume_->Delete(old_path, /*durable=*/false); !s.ok()) {
+    return ToIOStatus(s, old_path);
+  }
   return NewWritableFile(fname, options, result, dbg);
 }
 
@@ -218,7 +220,12 @@ IOStatus ZoneStackFileSystem::DeleteFile(const std::string& fname, const IOOptio
                                          Dbg* /*dbg*/) {
   const std::string path = Normalize(fname);
   if (sst_hints_) sst_hints_->Erase(path);
-  return ToIOStatus(volume_->Delete(path), path);
+  // Durable at RocksDB's next FSDirectory::Fsync or any durable change, as
+  // unlink(2) on a POSIX file system: a cache flush saved per delete (zfs
+  // resets no zone of the file before the delete is durable). A delete a
+  // power cut takes back leaves an obsolete file, which RocksDB deletes
+  // again when it opens the DB.
+  return ToIOStatus(volume_->Delete(path, /*durable=*/false), path);
 }
 
 IOStatus ZoneStackFileSystem::Truncate(const std::string& fname, size_t /*size*/,

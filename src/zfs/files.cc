@@ -126,10 +126,20 @@ class ZoneWritableFile : public WritableFile {
     return ClearStage();
   }
 
-  absl::Status Close() override {
+  absl::Status Close() override { return Finish(/*sync=*/true); }
+  absl::Status CloseUnsynced() override { return Finish(/*sync=*/false); }
+
+  uint64_t size() const override { return size_; }
+
+ private:
+  // Close with or without a sync. Without, the data is written and logged
+  // unflushed (its devices marked for the next durable record to flush
+  // first), which a crash of the process leaves in place: the staging file
+  // is no longer needed either way.
+  absl::Status Finish(bool sync) {
     if (closed_) return absl::OkStatus();
     absl::Status s =
-        Logged(/*durable=*/true, /*closing=*/true, /*data_durable=*/chunk_synced_ == size_);
+        Logged(/*durable=*/sync, /*closing=*/true, /*data_durable=*/chunk_synced_ == size_);
     // The log holds it all now; after a failed sync the staging file keeps
     // what only it holds, for the next mount.
     if (s.ok() && stage_) vol_->RecycleStagingFile(std::move(*stage_));
@@ -144,9 +154,6 @@ class ZoneWritableFile : public WritableFile {
     return s;
   }
 
-  uint64_t size() const override { return size_; }
-
- private:
   // A Flush with host staging: the bytes since the last one go to the
   // staging file and become visible to readers; nothing reaches the
   // device. All of them are in the buffer (OutLimit) unless a large append

@@ -119,11 +119,12 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> VolumeImpl::Open(const std::string
   return NewReadableFile(this, f, options);
 }
 
-absl::Status VolumeImpl::Delete(const std::string& path) {
+absl::Status VolumeImpl::Delete(const std::string& path, bool durable) {
   absl::MutexLock lock(&mu_);
   std::shared_ptr<FileMeta> f = Find(path);
   if (!f) return NoSuchFile(path);
-  if (auto s = Commit({DropName(*f, path)}); !s.ok()) return s;
+  if (auto s = Commit({DropName(*f, path)}, durable); !s.ok()) return s;
+  if (!durable) deletes_unflushed_ = true;
   DroppedName(f, path);
   ResetDeadZones();
   return absl::OkStatus();

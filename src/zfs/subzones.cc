@@ -225,6 +225,11 @@ bool VolumeImpl::ResetDeadSubzones(uint32_t device, uint32_t zone) {
     }
     if (s.valid == 0 && (s.written > 0 || s.full)) {
       // The paper's MERGE of a subzone: erased on its chip alone.
+      if (!ReleasesDurable()) {  // the next pass retries
+        ok = false;
+        all_empty = false;
+        continue;
+      }
       if (!m.dev->ResetSubzone(zone, i, ctx).ok()) {
         if (RetireIfFailed(device, zone)) return true;
         ok = false;

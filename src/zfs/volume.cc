@@ -597,14 +597,17 @@ absl::Status VolumeImpl::Commit(std::vector<Op> ops, bool durable) {
 // Flush's record.
 absl::Status VolumeImpl::SyncNamespace() {
   absl::MutexLock lock(&mu_);
-  if (deferred_names_.empty()) return absl::OkStatus();
+  if (deferred_names_.empty() && !deletes_unflushed_) return absl::OkStatus();
   return FlushLog();
 }
 
 void VolumeImpl::LogDurable() {
   for (const auto& f : deferred_names_) f->name_unflushed = false;
   deferred_names_.clear();
+  deletes_unflushed_ = false;
 }
+
+bool VolumeImpl::ReleasesDurable() { return !deletes_unflushed_ || FlushLog().ok(); }
 
 absl::Status VolumeImpl::FlushLog() {
   if (auto s = FlushPendingDevices(); !s.ok()) return s;
@@ -646,7 +649,9 @@ absl::StatusOr<std::unique_ptr<ReadableFile>> Volume::Open(const std::string& pa
                                                           const OpenOptions& options) const {
   return impl_->Open(path, options);
 }
-absl::Status Volume::Delete(const std::string& path) { return impl_->Delete(path); }
+absl::Status Volume::Delete(const std::string& path, bool durable) {
+  return impl_->Delete(path, durable);
+}
 absl::Status Volume::Rename(const std::string& from, const std::string& to) {
   return impl_->Rename(from, to);
 }

@@ -199,6 +199,12 @@ class WritableFile {
   virtual absl::Status Sync() = 0;
   // Syncs and releases the file's zone. Idempotent.
   virtual absl::Status Close() = 0;
+  // Releases the file's zone without a sync (POSIX's close, which RocksDB
+  // expects: it syncs before closing wherever it needs the data): what was
+  // appended survives a crash of this process, as after Flush, and a
+  // power cut only as far as an earlier Sync reached. Idempotent; a Close
+  // after it does nothing.
+  virtual absl::Status CloseUnsynced() = 0;
   virtual uint64_t size() const = 0;
 };
 
@@ -268,16 +274,24 @@ class Volume {
   absl::StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
                                                        const FileHint& hint,
                                                        bool durable_name = true);
-  // Makes every name created so far durable (RocksDB's FSDirectory::Fsync):
-  // flushes the log when a create with `durable_name` false is not yet
-  // durable, and nothing otherwise. Records that need no flush to keep
+  // Makes every name created or deleted so far durable (RocksDB's
+  // FSDirectory::Fsync): flushes the log when a create with `durable_name`
+  // false or a delete with `durable` false is not yet durable, and nothing
+  // otherwise. Records that need no flush to keep
   // their promise (a hint, a Close after a Sync) may stay unflushed.
   absl::Status SyncNamespace();
   // Reopens an existing file for appending (RocksDB's ReopenWritableFile).
   absl::StatusOr<std::unique_ptr<WritableFile>> Reopen(const std::string& path);
   absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path,
                                                      const OpenOptions& options = {}) const;
-  absl::Status Delete(const std::string& path);
+  // Removes the name; the file's data goes when its last name and handle
+  // do. Durable on return, or with `durable` false written to the log but
+  // made durable only by the next durable change (SyncNamespace, a Sync,
+  // a durable name change): POSIX's unlink, durable once the directory is
+  // synced, and RocksDB's contract. A power cut before then brings the
+  // file back whole: no zone holding its data is reset until the delete
+  // is durable.
+  absl::Status Delete(const std::string& path, bool durable = true);
   // Atomic: `to` is replaced if it exists, in one metadata record. Fails
   // if `to` is a directory. A directory `from` moves with everything
   // below it, also in one record (as rename(2)): `to` must not exist, or

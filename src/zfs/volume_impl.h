@@ -244,7 +244,7 @@ class VolumeImpl {
   absl::Status SyncNamespace() ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<std::unique_ptr<ReadableFile>> Open(const std::string& path,
                                                      const OpenOptions& options);
-  absl::Status Delete(const std::string& path);
+  absl::Status Delete(const std::string& path, bool durable = true);
   absl::Status Rename(const std::string& from, const std::string& to);
   absl::Status Link(const std::string& from, const std::string& to);
   // Rename of a directory and everything below it, in one record.
@@ -408,8 +408,14 @@ class VolumeImpl {
   // Makes every record written so far durable: the pending devices, then
   // the metadata device.
   absl::Status FlushLog() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The log is durable up to its last record: deferred names with it.
+  // The log is durable up to its last record: deferred names and deletes
+  // with it.
   void LogDurable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether a zone whose data was released may be reset now: flushes the
+  // log first when a delete that released data is not yet durable (false
+  // when that flush fails). A power cut that took the delete would bring
+  // the file back with its zone gone.
+  bool ReleasesDurable() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Applies one op to the in-memory state (replay and live commits).
   void Apply(const Op& op) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::vector<Op> Snapshot() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -635,6 +641,9 @@ class VolumeImpl {
   // Files created with a deferred name (FileMeta::name_unflushed) since
   // the log was last flushed: what SyncNamespace has to make durable.
   std::vector<std::shared_ptr<FileMeta>> deferred_names_ ABSL_GUARDED_BY(mu_);
+  // A delete with `durable` false has been logged since the log was last
+  // flushed: SyncNamespace flushes it, and no zone is reset before it is.
+  bool deletes_unflushed_ ABSL_GUARDED_BY(mu_) = false;
   std::function<bool()> cache_reclaimer_ ABSL_GUARDED_BY(mu_);
 
   // Last: stopped (its threads joined) before anything above goes.

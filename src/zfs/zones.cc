@@ -146,6 +146,10 @@ void VolumeImpl::ResetDeadZones() {
         continue;
       }
       if (z.role != ZoneRole::kData || z.valid != 0 || z.written == 0) continue;
+      if (!ReleasesDurable()) {
+        m.maybe_dead.insert(zone);  // the next pass retries
+        continue;
+      }
       // A failed reset leaves the zone as it was; the next pass retries,
       // unless the zone failed (read-only, offline) and is retired.
       if (!m.dev->ResetZone(zone, ctx).ok()) {

@@ -353,6 +353,27 @@ TEST_F(HostStagingTest, AClosedWritersStagingFileIsReused) {
   EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
+// The glue's Close (no sync): the staged bytes go to the device unflushed
+// and the staging file is recycled; a process crash keeps every flushed
+// byte, and no device flush is spent.
+TEST_F(HostStagingTest, CloseUnsyncedKeepsEveryFlushedByteAcrossAProcessCrash) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
+  uint64_t size = 0;
+  for (uint64_t n : kFlushSizes) {
+    ASSERT_OK(w->Append(Pattern(21, size, n)));
+    size += n;
+    ASSERT_OK(w->Flush());
+  }
+  const uint64_t flushes = devs_[0]->Stats().flushes;
+  ASSERT_OK(w->CloseUnsynced());
+  EXPECT_EQ(devs_[0]->Stats().flushes, flushes) << "CloseUnsynced flushed the device";
+  EXPECT_EQ(Staged(StagingPath(LiveStaging(), FileId("/wal"))), 0u);
+  ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+  ASSERT_OK(MountCrashCopy());
+  ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 21, size));
+  ExpectConsistent(*crashed_);
+}
+
 // A writer that never syncs keeps its staging file bounded: past the limit
 // a Flush logs and syncs instead.
 TEST_F(HostStagingTest, StagingStaysBounded) {

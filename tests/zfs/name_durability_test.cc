@@ -1,8 +1,11 @@
 // When names and closes reach the media: a name created with
 // durable_name = false (RocksDB's glue) is lost by a power cut until the
 // file's first Sync, SyncNamespace or another durable change, and nothing
-// else is; a Close after a Sync flushes nothing; hints are logged without
-// a flush; SyncNamespace flushes only for a deferred name. Each case cuts the power (zfs_test_util.h, Crash) and mounts.
+// else is; a delete with durable = false likewise comes undone, with the
+// file whole, and flushes the log only to reset a zone it emptied; a Close
+// after a Sync flushes nothing, nor does CloseUnsynced; hints are logged
+// without a flush; SyncNamespace flushes only for a deferred name or
+// delete. Each case cuts the power (zfs_test_util.h, Crash) and mounts.
 #include <gtest/gtest.h>
 
 #include "zfs_test_util.h"
@@ -130,6 +133,81 @@ TEST_F(NameDurabilityTest, AHintIsLoggedWithoutAFlush) {
   CutAndMount();
   ASSERT_OK_AND_ASSIGN(FileStat st, vol_->Stat("/f"));
   EXPECT_EQ(st.size, 100u);
+  ExpectConsistent(*vol_);
+}
+
+// Sizes to share a zone (4.2 MiB at this scale) or fill some of their own.
+constexpr uint64_t kSmall = 20000;
+constexpr uint64_t kLarge = 12 << 20;
+
+TEST_F(NameDurabilityTest, ADeferredDeleteIsUndoneByAPowerCutWithTheFileWhole) {
+  ASSERT_OK(WriteFile(*vol_, "/old", Pattern(11, kSmall)));
+  ASSERT_OK(WriteFile(*vol_, "/kept", Pattern(12, kSmall)));
+  const uint64_t flushes = Flushes(), resets = devs_[0]->Stats().zone_resets;
+  ASSERT_OK(vol_->Delete("/old", /*durable=*/false));
+  EXPECT_FALSE(Exists("/old"));
+  EXPECT_EQ(Flushes(), flushes) << "a deferred delete flushed the device";
+  EXPECT_EQ(devs_[0]->Stats().zone_resets, resets) << "a zone /kept shares was reset";
+  CutAndMount();
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/old", 11, kSmall));
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/kept", 12, kSmall));
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(NameDurabilityTest, SyncNamespaceMakesADeferredDeleteDurable) {
+  ASSERT_OK(WriteFile(*vol_, "/old", Pattern(13, kSmall)));
+  ASSERT_OK(WriteFile(*vol_, "/kept", Pattern(14, kSmall)));
+  ASSERT_OK(vol_->Delete("/old", /*durable=*/false));
+  const uint64_t before = Flushes();
+  ASSERT_OK(vol_->SyncNamespace());
+  EXPECT_GT(Flushes(), before);
+  CutAndMount();
+  EXPECT_FALSE(Exists("/old"));
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/kept", 14, kSmall));
+  ExpectConsistent(*vol_);
+}
+
+// A zone the delete empties is reset at once, so the delete is flushed
+// first: a power cut after it cannot bring back a file whose zone is gone.
+TEST_F(NameDurabilityTest, ADeferredDeleteIsFlushedBeforeItsZoneIsReset) {
+  ASSERT_OK(WriteFile(*vol_, "/large", Pattern(15, kLarge)));
+  ASSERT_OK(WriteFile(*vol_, "/kept", Pattern(16, kSmall)));
+  const uint64_t flushes = Flushes(), resets = devs_[0]->Stats().zone_resets;
+  ASSERT_OK(vol_->Delete("/large", /*durable=*/false));
+  EXPECT_GT(devs_[0]->Stats().zone_resets, resets) << "no zone of /large was reset";
+  EXPECT_GT(Flushes(), flushes);
+  CutAndMount();
+  EXPECT_FALSE(Exists("/large"));
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/kept", 16, kSmall));
+  ExpectConsistent(*vol_);
+}
+
+// POSIX's close: no flush; a power cut keeps what the Sync reached and a
+// process crash (here a clean mount of the same devices) keeps it all.
+TEST_F(NameDurabilityTest, CloseUnsyncedFlushesNothingAndKeepsWhatTheSyncReached) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/f", {}, /*durable_name=*/false));
+  ASSERT_OK(w->Append(Pattern(17, 0, 5000)));
+  ASSERT_OK(w->Sync());
+  ASSERT_OK(w->Append(Pattern(17, 5000, 4000)));
+  const uint64_t before = Flushes();
+  ASSERT_OK(w->CloseUnsynced());
+  EXPECT_EQ(Flushes(), before) << "CloseUnsynced flushed the device";
+  ASSERT_OK(w->Close());  // after CloseUnsynced: nothing
+  EXPECT_EQ(Flushes(), before);
+  ASSERT_OK_AND_ASSIGN(FileStat st, vol_->Stat("/f"));
+  EXPECT_EQ(st.size, 9000u);
+  CutAndMount();
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/f", 17, 5000));
+  ExpectConsistent(*vol_);
+}
+
+TEST_F(NameDurabilityTest, CloseUnsyncedDataIsFlushedBeforeALaterDurableRecord) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/f", {}, /*durable_name=*/false));
+  ASSERT_OK(w->Append(Pattern(18, 0, 9000)));
+  ASSERT_OK(w->CloseUnsynced());
+  ASSERT_OK(vol_->SyncNamespace());  // flushes the data, then the log
+  CutAndMount();
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/f", 18, 9000));
   ExpectConsistent(*vol_);
 }
 
