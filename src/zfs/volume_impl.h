@@ -404,7 +404,9 @@ class VolumeImpl {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Flushes the devices holding data that only a Flush's record describes,
   // so that no flushed record ever describes data a power cut can take.
-  absl::Status FlushPendingDevices() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `except`: a device whose flush the caller makes next.
+  absl::Status FlushPendingDevices(std::optional<uint32_t> except = std::nullopt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Makes every record written so far durable: the pending devices, then
   // the metadata device.
   absl::Status FlushLog() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
