@@ -158,8 +158,8 @@ rocksdb::IOStatus ZsWritableFile::Close(const rocksdb::IOOptions& /*options*/,
   closed_ = true;
   // No sync: POSIX's close, on which RocksDB relies for nothing (it syncs
   // an SST, the MANIFEST and a WAL it needs before closing them). A synced
-  // Close cost two cache flushes per WAL retired after a memtable flush,
-  // which RocksDB deletes next.
+  // Close cost two cache flushes per WAL retired after a memtable flush
+  // (which RocksDB deletes next); this one costs the data's only.
   return ToIOStatus(file_->CloseUnsynced(), path_);
 }
 

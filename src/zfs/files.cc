@@ -132,14 +132,15 @@ class ZoneWritableFile : public WritableFile {
   uint64_t size() const override { return size_; }
 
  private:
-  // Close with or without a sync. Without, the data is written and logged
-  // unflushed (its devices marked for the next durable record to flush
-  // first), which a crash of the process leaves in place: the staging file
-  // is no longer needed either way.
+  // Close with or without a sync. Without, the data is written and its
+  // devices flushed, then the record logged unflushed: a crash of the
+  // process leaves both in place (the staging file is no longer needed),
+  // and a power cut may take the record but never leaves it without its
+  // data, whatever order a device's cache writes its zones back in.
   absl::Status Finish(bool sync) {
     if (closed_) return absl::OkStatus();
-    absl::Status s =
-        Logged(/*durable=*/sync, /*closing=*/true, /*data_durable=*/chunk_synced_ == size_);
+    absl::Status s = Logged(/*durable=*/sync, /*closing=*/true,
+                            /*data_durable=*/chunk_synced_ == size_, /*flush_data=*/true);
     // The log holds it all now; after a failed sync the staging file keeps
     // what only it holds, for the next mount.
     if (s.ok() && stage_) vol_->RecycleStagingFile(std::move(*stage_));
@@ -261,12 +262,15 @@ class ZoneWritableFile : public WritableFile {
 
   // Writes the buffer (the tail padded) and logs its extents with the
   // writer's position as the file's tail mark (none when closing).
-  absl::Status Logged(bool durable, bool closing, bool data_durable = false) {
+  absl::Status Logged(bool durable, bool closing, bool data_durable = false,
+                      bool flush_data = false) {
     chunk_.reset();
     if (auto s = WriteOut(/*pad=*/true); !s.ok()) return s;
     std::optional<TailMark> tail;
     if (!closing && lease_.valid()) tail = TailMark{lease_.device, lease_.next};
-    if (auto s = vol_->SyncFile(*file_, durable, tail, data_durable); !s.ok()) return s;
+    if (auto s = vol_->SyncFile(*file_, durable, tail, data_durable, flush_data); !s.ok()) {
+      return s;
+    }
     chunk_ = tail;
     chunk_logged_ = true;
     chunk_crc_ = 0;
@@ -543,7 +547,8 @@ void VolumeImpl::PublishStaged(FileMeta& file, std::span<const uint8_t> bytes) {
 }
 
 absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<TailMark> tail,
-                                  bool data_durable) {
+                                  bool data_durable, bool flush_data) {
+  flush_data = flush_data || durable;
   // Data first: every device holding unsynced extents is flushed before the
   // record that makes them part of the file (unless they are durable).
   std::vector<Extent> fresh;
@@ -584,7 +589,7 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<Ta
   // A Flush's record is not flushed, but it may become durable with a
   // later record's flush; its data must be durable before that happens
   // (Commit flushes the devices marked here first).
-  if (durable && !data_durable) {
+  if (flush_data && !data_durable) {
     for (uint32_t d : devices) {
       if (auto s = members_[d].dev->Flush({IoClass::kWal}); !s.ok()) return s;
     }
@@ -604,7 +609,7 @@ absl::Status VolumeImpl::SyncFile(FileMeta& file, bool durable, std::optional<Ta
   rec.lifetime = file.hint.lifetime;
   rec.level = file.hint.level;
   rec.extents = std::move(fresh);
-  if (!durable && !data_durable) {
+  if (!flush_data && !data_durable) {
     for (uint32_t d : devices) flush_pending_[d] = true;
   }
   std::vector<Op> ops{{.type = OpType::kAppendFile, .file = rec}};

@@ -202,8 +202,9 @@ class WritableFile {
   // Releases the file's zone without a sync (POSIX's close, which RocksDB
   // expects: it syncs before closing wherever it needs the data): what was
   // appended survives a crash of this process, as after Flush, and a
-  // power cut only as far as an earlier Sync reached. Idempotent; a Close
-  // after it does nothing.
+  // power cut only as far as an earlier Sync reached. The new data is
+  // flushed before its record is written, unflushed: one device flush,
+  // none when nothing is new. Idempotent; a Close after it does nothing.
   virtual absl::Status CloseUnsynced() = 0;
   virtual uint64_t size() const = 0;
 };

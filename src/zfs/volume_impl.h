@@ -289,8 +289,13 @@ class VolumeImpl {
   // every extent the record logs. `data_durable`: the new extents are
   // durable already, as chunks a Sync ended (SyncChunk); the record then
   // needs no flush, since mount finds them from the durable tail mark.
+  // `flush_data` (for `durable` false): the new extents' devices are
+  // flushed before the record is written, so that the record, unflushed,
+  // can never reach the media without its data (a device's cache may
+  // write the log's zone back before a data zone).
   absl::Status SyncFile(FileMeta& file, bool durable, std::optional<TailMark> tail,
-                        bool data_durable = false) ABSL_LOCKS_EXCLUDED(mu_);
+                        bool data_durable = false, bool flush_data = false)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Logs `mark` as the file's tail mark, unflushed, before the writer
   // ends a chunk there that the log does not name yet: the extents before
   // it are logged, the chunk's data are not (mount walks them).

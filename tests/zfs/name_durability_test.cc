@@ -3,7 +3,7 @@
 // file's first Sync, SyncNamespace or another durable change, and nothing
 // else is; a delete with durable = false likewise comes undone, with the
 // file whole, and flushes the log only to reset a zone it emptied; a Close
-// after a Sync flushes nothing, nor does CloseUnsynced; hints are logged
+// after a Sync flushes nothing, CloseUnsynced only its data; hints are logged
 // without a flush; SyncNamespace flushes only for a deferred name or
 // delete. Each case cuts the power (zfs_test_util.h, Crash) and mounts.
 #include <gtest/gtest.h>
@@ -182,18 +182,18 @@ TEST_F(NameDurabilityTest, ADeferredDeleteIsFlushedBeforeItsZoneIsReset) {
   ExpectConsistent(*vol_);
 }
 
-// POSIX's close: no flush; a power cut keeps what the Sync reached and a
-// process crash (here a clean mount of the same devices) keeps it all.
-TEST_F(NameDurabilityTest, CloseUnsyncedFlushesNothingAndKeepsWhatTheSyncReached) {
+// POSIX's close: only the new data's device is flushed (before the record,
+// which is not); a power cut keeps what the Sync reached.
+TEST_F(NameDurabilityTest, CloseUnsyncedFlushesOnlyItsDataAndKeepsWhatTheSyncReached) {
   ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/f", {}, /*durable_name=*/false));
   ASSERT_OK(w->Append(Pattern(17, 0, 5000)));
   ASSERT_OK(w->Sync());
   ASSERT_OK(w->Append(Pattern(17, 5000, 4000)));
   const uint64_t before = Flushes();
   ASSERT_OK(w->CloseUnsynced());
-  EXPECT_EQ(Flushes(), before) << "CloseUnsynced flushed the device";
+  EXPECT_EQ(Flushes(), before + 1) << "not one flush, of the data";
   ASSERT_OK(w->Close());  // after CloseUnsynced: nothing
-  EXPECT_EQ(Flushes(), before);
+  EXPECT_EQ(Flushes(), before + 1);
   ASSERT_OK_AND_ASSIGN(FileStat st, vol_->Stat("/f"));
   EXPECT_EQ(st.size, 9000u);
   CutAndMount();
@@ -201,16 +201,24 @@ TEST_F(NameDurabilityTest, CloseUnsyncedFlushesNothingAndKeepsWhatTheSyncReached
   ExpectConsistent(*vol_);
 }
 
-TEST_F(NameDurabilityTest, CloseUnsyncedDataIsFlushedBeforeALaterDurableRecord) {
+// A Close after a Sync with nothing new flushes nothing; the log's next
+// flush makes a CloseUnsynced record durable.
+TEST_F(NameDurabilityTest, CloseUnsyncedIsDurableWithTheLogsNextFlush) {
+  ASSERT_OK_AND_ASSIGN(auto synced, vol_->Create("/synced", {}, /*durable_name=*/false));
+  ASSERT_OK(synced->Append(Pattern(19, 0, 7000)));
+  ASSERT_OK(synced->Sync());
+  uint64_t before = Flushes();
+  ASSERT_OK(synced->CloseUnsynced());
+  EXPECT_EQ(Flushes(), before) << "nothing new, yet a flush";
   ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/f", {}, /*durable_name=*/false));
   ASSERT_OK(w->Append(Pattern(18, 0, 9000)));
   ASSERT_OK(w->CloseUnsynced());
-  // The data shares the log's device: one flush makes both durable.
-  const uint64_t before = Flushes();
+  before = Flushes();
   ASSERT_OK(vol_->SyncNamespace());
-  EXPECT_EQ(Flushes(), before + 1);
+  EXPECT_EQ(Flushes(), before + 1) << "the data was flushed at the close: the log's flush alone";
   CutAndMount();
   ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/f", 18, 9000));
+  ASSERT_NO_FATAL_FAILURE(ExpectFileHolds(*vol_, "/synced", 19, 7000));
   ExpectConsistent(*vol_);
 }
 
