@@ -118,9 +118,9 @@ rocksdb::IOStatus ZsWritableFile::Append(const rocksdb::Slice& data,
 
 // RocksDB's contract (and its default file system's): Flush hands the data
 // to the OS, so it survives a crash of the process but not of the machine.
-// zfs's Flush does the same with the devices in the OS's place, at the
-// cost of a padded block per Flush (and a metadata record for the first
-// Flush in each zone). What RocksDB
+// zfs's Flush does the same: by default it stages the bytes in host memory
+// ("flush": "host"), or writes them to the devices, a padded block per
+// Flush ("flush": "devices"). What RocksDB
 // reads back after a crash without having synced it is the WAL (a write
 // with sync = false is acknowledged once the WAL is flushed) and the
 // MANIFEST; those get it. SSTs are synced before RocksDB uses them, and

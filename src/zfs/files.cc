@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <new>
 
@@ -186,14 +187,41 @@ class ZoneWritableFile : public WritableFile {
       if (!f.ok()) return f.status();
       stage_ = std::move(*f);
     }
-    return stage_->Stage(file_->id, flushed_, fresh);
+    const bool first = stage_->empty();
+    if (auto s = stage_->Stage(file_->id, flushed_, fresh); !s.ok()) return s;
+    if (first) crc_marks_ = {{flushed_, 0}};
+    crc_marks_.push_back({flushed_ + fresh.size(), stage_->crc()});
+    return absl::OkStatus();
   }
 
   // After a sync: the log holds everything, staged or not.
   absl::Status ClearStage() {
     flushed_ = size_;
     if (stage_) stage_->Clear();
+    crc_marks_.clear();
     return absl::OkStatus();
+  }
+
+  // The CRC of the `n` bytes of the buffer from `pos`, the file's bytes
+  // from `at`. Where they begin at a CRC mark (a staged piece's end, or
+  // where the last write-out ended), from the marks: only the bytes after
+  // the last mark before their end are read, so host staging checksums a
+  // byte once, not when staged and again as an extent. A mark is left
+  // where they end.
+  uint32_t ExtentCrc(uint64_t at, size_t pos, size_t n) {
+    while (!crc_marks_.empty() && crc_marks_.front().offset < at) crc_marks_.pop_front();
+    if (crc_marks_.empty() || crc_marks_.front().offset != at) {
+      return DataCrc(0, buf_.data() + pos, n);
+    }
+    const uint64_t end = at + n;
+    const uint32_t crc_at = crc_marks_.front().crc;
+    while (crc_marks_.size() > 1 && crc_marks_[1].offset <= end) crc_marks_.pop_front();
+    CrcMark& last = crc_marks_.front();  // the last at or before `end`
+    if (last.offset != end) {
+      last = {end, DataCrc(last.crc, buf_.data() + pos + (last.offset - at),
+                           static_cast<size_t>(end - last.offset))};
+    }
+    return TailCrc(last.crc, crc_at, n);
   }
 
   // How much of the buffer Append may write to the device: with host
@@ -231,6 +259,7 @@ class ZoneWritableFile : public WritableFile {
       if (n == 0) return absl::OkStatus();
       // Only the tail, on a sync, is short of a block: pad it with zeroes.
       const uint64_t physical = (n + bs - 1) / bs * bs;
+      const uint64_t at = size_ - buf_.size() + *done;  // before the padding
       if (!vol_->BeginWrite(lease_)) {
         lease_ = {};  // taken back while this writer was idle: lease another
         continue;
@@ -246,7 +275,7 @@ class ZoneWritableFile : public WritableFile {
         if (auto retry = vol_->WriteFailed(*file_, &lease_, s); !retry.ok()) return retry;
         continue;
       }
-      const uint32_t crc = DataCrc(0, buf_.data() + *done, static_cast<size_t>(n));
+      const uint32_t crc = ExtentCrc(at, *done, static_cast<size_t>(n));
       vol_->AddExtent(*file_, lease_, lease_.next, n, crc, lease_.next + physical);
       if (physical != n) {
         chunk_.reset();  // padding without a trailer ends the chunk
@@ -360,7 +389,7 @@ class ZoneWritableFile : public WritableFile {
     if (length == 0) return true;
     const uint64_t bs = vol_->block_size(lease_.device);
     const uint64_t physical = (n + kTrailerBytes + bs - 1) / bs * bs;
-    const uint32_t crc = DataCrc(0, buf_.data(), n);
+    const uint32_t crc = ExtentCrc(size_ - n, 0, n);
     if (!vol_->BeginWrite(lease_)) {
       lease_ = {};  // taken back while this writer was idle: the caller logs
       chunk_.reset();
@@ -410,6 +439,14 @@ class ZoneWritableFile : public WritableFile {
   // Host staging: the file's bytes readers see and a crash keeps.
   uint64_t flushed_ = size_;
   std::optional<StagingFile> stage_;
+  // The staging file's running CRC (format.h, StageHeader) at file
+  // offsets in the buffer, oldest first: at each piece's end and where the
+  // last write-out ended (ExtentCrc).
+  struct CrcMark {
+    uint64_t offset;
+    uint32_t crc;
+  };
+  std::deque<CrcMark> crc_marks_;
   bool closed_ = false;
 };
 

@@ -133,17 +133,24 @@ std::optional<FlushTrailer> DecodeTrailer(const uint8_t* bytes, uint64_t file_id
 
 // A staging file ("flush": "host", host_staging.h) begins with this
 // 16-byte header:
-//   u32 magic, u32 version (1), u64 bytes of whole pieces that follow it
+//   u32 magic, u32 version (2), u64 bytes of whole pieces that follow it
 // The count is stored once a piece is whole: bytes past it are a piece
 // whose Flush never returned.
 constexpr size_t kStageFileHeaderBytes = 16;
 constexpr uint32_t kStageFileMagic = 0x4653535a;  // "ZSSF"
-constexpr uint32_t kStageFileVersion = 1;
+constexpr uint32_t kStageFileVersion = 2;
+// Version 1's pieces carry the CRC of their own data; mount still reads it.
+constexpr uint32_t kStageFileVersionPieceCrc = 1;
 
 // A piece of a file staged in host memory by a Flush: this 32-byte
 // header, then `length` bytes of the file from byte `offset` on:
-//   u32 magic, u32 length, u64 file id, u64 file offset, u32 CRC-32 of the
-//   data (as extents), u32 XXH32 of the 28 bytes before it.
+//   u32 magic, u32 length, u64 file id, u64 file offset, u32 CRC-32 (as
+//   extents), u32 XXH32 of the 28 bytes before it.
+// In a version 2 file the CRC runs over the staged bytes from the first
+// piece's offset to this piece's end, so the writer derives its extents'
+// CRCs from these instead of reading the bytes again (files.cc,
+// ExtentCrc); in a version 1 file and one without a file header, it is
+// the piece's own data's.
 constexpr size_t kStageHeaderBytes = 32;
 struct StageHeader {
   uint32_t length = 0;

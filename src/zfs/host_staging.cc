@@ -72,7 +72,8 @@ StagingFile::StagingFile(StagingFile&& other) noexcept
       fd_(std::exchange(other.fd_, -1)),
       map_(std::exchange(other.map_, nullptr)),
       capacity_(other.capacity_),
-      end_(other.end_) {}
+      end_(other.end_),
+      crc_(other.crc_) {}
 
 StagingFile& StagingFile::operator=(StagingFile&& other) noexcept {
   if (this != &other) {
@@ -82,6 +83,7 @@ StagingFile& StagingFile::operator=(StagingFile&& other) noexcept {
     map_ = std::exchange(other.map_, nullptr);
     capacity_ = other.capacity_;
     end_ = other.end_;
+    crc_ = other.crc_;
   }
   return *this;
 }
@@ -112,19 +114,22 @@ absl::Status StagingFile::Stage(uint64_t file_id, uint64_t offset,
     return absl::ResourceExhaustedError(absl::StrCat("staging file ", path_, " is full"));
   }
   uint8_t* piece = map_ + kStageFileHeaderBytes + end_;
+  const uint32_t crc = DataCrc(crc_, data.data(), data.size());
   EncodeStageHeader({.length = static_cast<uint32_t>(data.size()),
                      .file_id = file_id,
                      .offset = offset,
-                     .crc = DataCrc(0, data.data(), data.size())},
+                     .crc = crc},
                     piece);
   std::memcpy(piece + kStageHeaderBytes, data.data(), data.size());
   end_ += kStageHeaderBytes + data.size();
+  crc_ = crc;
   Commit();
   return absl::OkStatus();
 }
 
 void StagingFile::Clear() {
   end_ = 0;
+  crc_ = 0;
   Commit();
 }
 
@@ -148,9 +153,13 @@ namespace {
 
 // The pieces in bytes [pos, end) of a staging file; a short last piece
 // ends them when `short_last_ok` (an unmapped file's interrupted write).
+// With `running_crc` each piece's CRC covers every piece's data up to its
+// end (version 2), otherwise its own.
 absl::Status ReadPieces(const std::vector<uint8_t>& bytes, size_t pos, size_t end,
-                        bool short_last_ok, const std::string& path, StagedTail* tail) {
+                        bool short_last_ok, bool running_crc, const std::string& path,
+                        StagedTail* tail) {
   uint64_t next = 0;
+  uint32_t crc = 0;
   bool first = true;
   auto damaged = [&](const std::string& why) {
     return absl::DataLossError(absl::StrCat("staging file ", path, " is damaged at byte ", pos,
@@ -176,7 +185,10 @@ absl::Status ReadPieces(const std::vector<uint8_t>& bytes, size_t pos, size_t en
       if (short_last_ok) break;  // the write the process died in
       return damaged("a piece cut short");
     }
-    if (DataCrc(0, bytes.data() + data, h->length) != h->crc) return damaged("bad data CRC");
+    if (DataCrc(running_crc ? crc : 0, bytes.data() + data, h->length) != h->crc) {
+      return damaged("bad data CRC");
+    }
+    crc = h->crc;
     tail->bytes.insert(tail->bytes.end(), bytes.begin() + static_cast<ptrdiff_t>(data),
                        bytes.begin() + static_cast<ptrdiff_t>(data + h->length));
     next += h->length;
@@ -200,7 +212,8 @@ absl::StatusOr<StagedTail> ReadStagingFile(const std::string& path, uint64_t fil
     // Made but not yet headed (all zeroes) when the process died: nothing
     // staged. Otherwise an unmapped staging file's pieces.
     if (std::all_of(bytes.begin(), bytes.end(), [](uint8_t b) { return b == 0; })) return tail;
-    auto s = ReadPieces(bytes, 0, bytes.size(), /*short_last_ok=*/true, path, &tail);
+    auto s = ReadPieces(bytes, 0, bytes.size(), /*short_last_ok=*/true,
+                        /*running_crc=*/false, path, &tail);
     if (!s.ok()) return s;
     return tail;
   }
@@ -210,7 +223,8 @@ absl::StatusOr<StagedTail> ReadStagingFile(const std::string& path, uint64_t fil
     std::memcpy(&version, bytes.data() + 4, 4);
     std::memcpy(&count, bytes.data() + 8, 8);
   }
-  if (bytes.size() < kStageFileHeaderBytes || version != kStageFileVersion ||
+  if (bytes.size() < kStageFileHeaderBytes ||
+      (version != kStageFileVersion && version != kStageFileVersionPieceCrc) ||
       count > bytes.size() - kStageFileHeaderBytes) {
     return absl::DataLossError(absl::StrCat(
         "staging file ", path, " has a bad header (version ", version, ", ", count,
@@ -218,7 +232,8 @@ absl::StatusOr<StagedTail> ReadStagingFile(const std::string& path, uint64_t fil
         "); deleting it gives up the data it staged"));
   }
   auto s = ReadPieces(bytes, kStageFileHeaderBytes, kStageFileHeaderBytes + count,
-                      /*short_last_ok=*/false, path, &tail);
+                      /*short_last_ok=*/false, /*running_crc=*/version == kStageFileVersion,
+                      path, &tail);
   if (!s.ok()) return s;
   return tail;
 }

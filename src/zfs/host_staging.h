@@ -45,6 +45,11 @@ class StagingFile {
   // Appends the file's bytes [offset, offset + data.size());
   // ResourceExhausted when the piece does not fit.
   absl::Status Stage(uint64_t file_id, uint64_t offset, std::span<const uint8_t> data);
+  // No piece staged since Create or Clear.
+  bool empty() const { return end_ == 0; }
+  // The CRC of every piece's data, in order (format.h, StageHeader): the
+  // last piece's header holds it.
+  uint32_t crc() const { return crc_; }
   // Drops every piece: the log now holds them.
   void Clear();
   // Renames the file to `path` (the staging file of another file id), for
@@ -64,6 +69,7 @@ class StagingFile {
   uint8_t* map_ = nullptr;
   uint64_t capacity_ = 0;
   uint64_t end_ = 0;  // bytes of whole pieces after the file's header
+  uint32_t crc_ = 0;
 };
 
 // What a staging file holds: the file's bytes from `base` on.

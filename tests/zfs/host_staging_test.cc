@@ -278,6 +278,93 @@ TEST_F(HostStagingTest, AStagingFileWithoutAHeaderStillMounts) {
   ASSERT_OK(w->Close());
 }
 
+// A headed staging file of `version` holding the file's bytes [100, 200)
+// in two pieces, each with the CRC `version` 1 gives it (its own data's)
+// or `version` 2's (the pieces' data so far), or the other when `swap`.
+static void WriteHeadedStaging(const std::string& path, uint64_t id, uint32_t version,
+                               bool swap) {
+  std::vector<uint8_t> bytes(kStageFileHeaderBytes);
+  std::memcpy(bytes.data(), &kStageFileMagic, 4);
+  std::memcpy(bytes.data() + 4, &version, 4);
+  uint32_t running = 0;
+  for (uint64_t offset : {100, 150}) {
+    const std::vector<uint8_t> data = Pattern(9, offset, 50);
+    const uint32_t own = DataCrc(0, data.data(), data.size());
+    running = DataCrc(running, data.data(), data.size());
+    const bool own_crc = (version == kStageFileVersionPieceCrc) != swap;
+    uint8_t header[kStageHeaderBytes];
+    EncodeStageHeader(
+        {.length = 50, .file_id = id, .offset = offset, .crc = own_crc ? own : running},
+        header);
+    bytes.insert(bytes.end(), header, header + sizeof header);
+    bytes.insert(bytes.end(), data.begin(), data.end());
+  }
+  const uint64_t count = bytes.size() - kStageFileHeaderBytes;
+  std::memcpy(bytes.data() + 8, &count, 8);
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Version 2 pieces carry the CRC of every piece's data so far, version 1
+// pieces their own; each is read as its version says, and a piece with
+// the other version's CRC is damage.
+TEST_F(HostStagingTest, EachStagingVersionsChecksumsAreVerified) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
+  ASSERT_OK(w->Append(Pattern(9, 0, 100)));
+  ASSERT_OK(w->Sync());
+  const uint64_t id = FileId("/wal");
+  const std::string staged = StagingPath(CrashStaging(), id);
+  for (uint32_t version : {kStageFileVersionPieceCrc, kStageFileVersion}) {
+    for (bool swap : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "version " << version << (swap ? ", swapped" : ""));
+      ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
+      WriteHeadedStaging(staged, id, version, swap);
+      absl::Status s = MountCrashCopy();
+      if (swap) {
+        EXPECT_EQ(s.code(), absl::StatusCode::kDataLoss) << s;
+        EXPECT_TRUE(absl::StrContains(s.message(), "bad data CRC")) << s;
+      } else {
+        ASSERT_OK(s);
+        ASSERT_NO_FATAL_FAILURE(ExpectCrashedFile("/wal", 9, 200));
+      }
+    }
+  }
+  ASSERT_OK(w->Close());
+}
+
+// The CRCs of staged bytes written to the device come from the staging
+// file's running CRC and the bytes past the last piece boundary
+// (ExtentCrc): with pieces of many sizes cut by write-outs anywhere, by a
+// large append, a Sync and the Close, every extent's CRC matches its data.
+TEST_F(HostStagingTest, StagedBytesReachTheDeviceWithTheirChecksums) {
+  ASSERT_OK_AND_ASSIGN(auto w, vol_->Create("/wal", {.kind = FileKind::kWal}));
+  uint64_t size = 0;
+  uint64_t n = 1;
+  auto flushes = [&](int count) {
+    for (int i = 0; i < count; ++i) {
+      n = (n * 1103515245 + 12345) % 9001 + 1;  // 1 to 9001 bytes
+      ASSERT_OK(w->Append(Pattern(13, size, n)));
+      size += n;
+      ASSERT_OK(w->Flush());
+    }
+  };
+  ASSERT_NO_FATAL_FAILURE(flushes(600));
+  ExpectConsistent(*vol_, " with the writer open");
+  ASSERT_OK(w->Append(Pattern(13, size, 3 << 20)));  // written out past the Flushes
+  size += 3 << 20;
+  ASSERT_NO_FATAL_FAILURE(flushes(300));
+  ASSERT_OK(w->Sync());
+  ASSERT_NO_FATAL_FAILURE(flushes(600));
+  ASSERT_OK(w->CloseUnsynced());
+  ExpectConsistent(*vol_, " after the close");
+  ASSERT_NO_FATAL_FAILURE(Remount());
+  auto got = ReadFile(*vol_, "/wal");
+  ASSERT_OK(got);
+  EXPECT_TRUE(*got == Pattern(13, 0, size));
+  ExpectConsistent(*vol_, " after the remount");
+}
+
 // A staging file that starts past the file's end means synced bytes are
 // missing: DataLoss, not a file with a hole.
 TEST_F(HostStagingTest, StagingPastTheFileEndIsDataLoss) {
