@@ -11,7 +11,7 @@
 set -uo pipefail
 out=$1
 export HOME=/tmp PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-. "$out/peer.env"  # ZONESTACK_LIB ZSCTL ZENFS_LIB ZENFS_TOOL NUM PAIRS BENCHMARKS VALUE_SIZES SETTINGS NAMESPACES PROFILE WRITE_CACHE
+. "$out/peer.env"  # ZONESTACK_LIB ZSCTL ZENFS_LIB ZENFS_TOOL NUM PAIRS BENCHMARKS VALUE_SIZES SETTINGS NAMESPACES PROFILE WRITE_CACHE SETTLE
 mkdir -p "$out/runs"
 summary=$out/summary.txt
 : > "$summary"
@@ -37,10 +37,16 @@ fi
   done
 } | tee -a "$summary"
 
+# With SETTLE=1 each read workload waits for the compactions the workloads
+# before it left (db_bench's waitforcompaction prints no rate).
+benchmarks=$BENCHMARKS
+if [ "${SETTLE:-0}" = 1 ]; then
+  benchmarks=$(echo "$BENCHMARKS" | sed -E 's/(^|,)(read[a-z]*|seek[a-z]*)/\1waitforcompaction,\2/g')
+fi
 # db_bench's flags shared by every system (the settings).
 common=(--num="$NUM" --key_size=16 --compression_type=none --write_buffer_size=2097152
         --target_file_size_base=2097152 --max_bytes_for_level_base=8388608 --seed=42
-        --histogram=0 --threads=1 --benchmarks="$BENCHMARKS")
+        --histogram=0 --threads=1 --benchmarks="$benchmarks")
 declare -A setting_flags=(
   [default]=""
   [direct]="--use_direct_reads --use_direct_io_for_flush_and_compaction"

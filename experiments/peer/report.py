@@ -67,7 +67,8 @@ def markdown(path):
     s = result["settings"]
     print(f"commit {result['commit'][:7]}{' (dirty tree)' if result['dirty'] else ''}, "
           f"{result['build_type']}, QEMU {result['accel'].upper()}, ZenFS {result['zenfs']}, "
-          f"write cache {s.get('WRITE_CACHE', 'back')}, {s['PAIRS']} rounds, --num={s['NUM']}")
+          f"write cache {s.get('WRITE_CACHE', 'back')}, {s['PAIRS']} rounds, --num={s['NUM']}"
+          f"{', waitforcompaction before reads' if s.get('SETTLE') == '1' else ''}")
     cells = defaultdict(list)
     for row in result["ratios"]:
         cells[(row["value_size"], row["setting"], row["namespace"])].append(row)
@@ -117,7 +118,7 @@ def main():
         "accel": args.accel,
         "zenfs": args.zenfs,
         "settings": {k: env[k].strip('"') for k in ("NUM", "PAIRS", "VALUE_SIZES", "BENCHMARKS", "SETTINGS", "NAMESPACES",
-                                                       "WRITE_CACHE")
+                                                       "WRITE_CACHE", "SETTLE")
                      if k in env},
         "runs": [],
         "ratios": [],
