@@ -237,6 +237,22 @@ TEST_F(HostStagingTest, DamagedStagingIsRefusedATornLastPieceDropped) {
   ASSERT_OK(w->Close());
 }
 
+// Pieces holding file `id`'s bytes [100, 200) of Pattern(9), each with the
+// CRC of its own data or, with `running_crc`, of every piece's so far.
+static std::vector<uint8_t> StagedPieces(uint64_t id, bool running_crc) {
+  std::vector<uint8_t> bytes;
+  uint32_t running = 0;
+  for (uint64_t offset : {100, 150}) {
+    const std::vector<uint8_t> data = Pattern(9, offset, 50);
+    running = DataCrc(running_crc ? running : 0, data.data(), data.size());
+    uint8_t header[kStageHeaderBytes];
+    EncodeStageHeader({.length = 50, .file_id = id, .offset = offset, .crc = running}, header);
+    bytes.insert(bytes.end(), header, header + sizeof header);
+    bytes.insert(bytes.end(), data.begin(), data.end());
+  }
+  return bytes;
+}
+
 // A staging file written by pwritev, without the mapped file's header
 // (earlier versions), still mounts: its pieces end at the file's size, a
 // short last piece dropped.
@@ -246,18 +262,7 @@ TEST_F(HostStagingTest, AStagingFileWithoutAHeaderStillMounts) {
   ASSERT_OK(w->Sync());
   const uint64_t id = FileId("/wal");
   ASSERT_NO_FATAL_FAILURE(TakeCrashCopy());
-  std::vector<uint8_t> bytes;
-  for (uint64_t offset : {100, 150}) {
-    const std::vector<uint8_t> data = Pattern(9, offset, 50);
-    uint8_t header[kStageHeaderBytes];
-    EncodeStageHeader({.length = 50,
-                       .file_id = id,
-                       .offset = offset,
-                       .crc = DataCrc(0, data.data(), data.size())},
-                      header);
-    bytes.insert(bytes.end(), header, header + sizeof header);
-    bytes.insert(bytes.end(), data.begin(), data.end());
-  }
+  const std::vector<uint8_t> bytes = StagedPieces(id, /*running_crc=*/false);
   const std::string staged = StagingPath(CrashStaging(), id);
   std::filesystem::create_directories(CrashStaging());
   {
@@ -286,19 +291,9 @@ static void WriteHeadedStaging(const std::string& path, uint64_t id, uint32_t ve
   std::vector<uint8_t> bytes(kStageFileHeaderBytes);
   std::memcpy(bytes.data(), &kStageFileMagic, 4);
   std::memcpy(bytes.data() + 4, &version, 4);
-  uint32_t running = 0;
-  for (uint64_t offset : {100, 150}) {
-    const std::vector<uint8_t> data = Pattern(9, offset, 50);
-    const uint32_t own = DataCrc(0, data.data(), data.size());
-    running = DataCrc(running, data.data(), data.size());
-    const bool own_crc = (version == kStageFileVersionPieceCrc) != swap;
-    uint8_t header[kStageHeaderBytes];
-    EncodeStageHeader(
-        {.length = 50, .file_id = id, .offset = offset, .crc = own_crc ? own : running},
-        header);
-    bytes.insert(bytes.end(), header, header + sizeof header);
-    bytes.insert(bytes.end(), data.begin(), data.end());
-  }
+  const std::vector<uint8_t> pieces =
+      StagedPieces(id, /*running_crc=*/(version == kStageFileVersion) != swap);
+  bytes.insert(bytes.end(), pieces.begin(), pieces.end());
   const uint64_t count = bytes.size() - kStageFileHeaderBytes;
   std::memcpy(bytes.data() + 8, &count, 8);
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
