@@ -139,13 +139,15 @@ void LsmView::SetLevel(uint64_t number, int level, uint64_t size) {
 }
 
 void LsmView::RecordRead(uint64_t number) {
-  const uint64_t now = now_();
   absl::MutexLock lock(&mu_);
   auto it = ssts_.find(number);
   if (it == ssts_.end()) return;
   ++it->second.reads;
   if (!it->second.placed || it->second.on_ssd) return;
-  const uint64_t second = now / kSecond;
+  // Only an HDD read needs the time, and every user read of an SST comes
+  // here: a clock read is a system call where the kernel's clock source
+  // cannot be read from user space.
+  const uint64_t second = now_() / kSecond;
   if (!hdd_reads_.empty() && hdd_reads_.back().first == second) {
     ++hdd_reads_.back().second;
     return;

@@ -1,6 +1,5 @@
 #include "zfs/format.h"
 
-#include <isa-l/crc.h>
 #include <xxhash.h>
 #include <zlib.h>
 
@@ -311,14 +310,6 @@ std::optional<StageHeader> DecodeStageHeader(const uint8_t* bytes) {
   std::memcpy(&h.offset, bytes + 16, 8);
   std::memcpy(&h.crc, bytes + 24, 4);
   return h;
-}
-
-// ISA-L's crc32_gzip_refl is zlib's crc32 (same polynomial, reflection and
-// inversions), folded with carry-less multiplies where the CPU has them:
-// every byte a writer appends goes through here, and zlib's table walk was
-// the largest single cost of ZoneStack's own in a write-heavy profile.
-uint32_t DataCrc(uint32_t crc, const uint8_t* bytes, size_t n) {
-  return crc32_gzip_refl(crc, bytes, n);
 }
 
 uint32_t CombineCrc(uint32_t crc_a, uint32_t crc_b, uint64_t len_b) {

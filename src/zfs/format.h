@@ -29,8 +29,13 @@ struct Extent {
 };
 
 // CRC-32 of `n` bytes, continuing `crc` (0 to start): zlib's `crc32`, the
-// on-disk format's data checksum.
+// on-disk format's data checksum, computed by the faster of two
+// implementations on this CPU (data_crc.cc).
 uint32_t DataCrc(uint32_t crc, const uint8_t* bytes, size_t n);
+// The two: ISA-L's (carry-less multiplies) and zlib's (tables).
+enum class DataCrcImplementation { kIsal, kZlib };
+// DataCrc by the given implementation (tests hold both to zlib's values).
+uint32_t DataCrcWith(DataCrcImplementation impl, uint32_t crc, const uint8_t* bytes, size_t n);
 // The CRC of A followed by B from those of A and B (crc_b over len_b bytes).
 uint32_t CombineCrc(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
 // The CRC of B from those of A followed by B, and of A.

@@ -1,7 +1,7 @@
-// The data CRC is part of the on-disk format (docs/format.md): whatever
-// computes it must give zlib's crc32, byte for byte, at any length and
-// alignment and when continued piece by piece, and combine with zlib's
-// crc32_combine as extents merge.
+// The data CRC is part of the on-disk format (docs/format.md): both
+// implementations DataCrc may pick (data_crc.cc) must give zlib's crc32,
+// byte for byte, at any length and alignment and when continued piece by
+// piece, and combine with zlib's crc32_combine as extents merge.
 #include <zlib.h>
 
 #include <algorithm>
@@ -28,13 +28,34 @@ std::vector<uint8_t> RandomBytes(size_t n) {
   return v;
 }
 
+constexpr DataCrcImplementation kBoth[] = {DataCrcImplementation::kIsal,
+                                           DataCrcImplementation::kZlib};
+
 TEST(DataCrcTest, IsZlibsCrc32AtEveryLengthAndAlignment) {
   const auto bytes = RandomBytes(70000);
   constexpr size_t kLengths[] = {0, 1, 3, 15, 16, 17, 63, 64, 65, 255, 256, 4095, 4096, 4097, 65536};
   for (size_t offset = 0; offset < 9; ++offset) {
     for (size_t n : kLengths) {
-      EXPECT_EQ(DataCrc(0, bytes.data() + offset, n), ZlibCrc(0, bytes.data() + offset, n))
-          << "offset " << offset << " length " << n;
+      const uint32_t want = ZlibCrc(0, bytes.data() + offset, n);
+      EXPECT_EQ(DataCrc(0, bytes.data() + offset, n), want) << "offset " << offset << " length " << n;
+      for (auto impl : kBoth) {
+        EXPECT_EQ(DataCrcWith(impl, 0, bytes.data() + offset, n), want)
+            << "implementation " << static_cast<int>(impl) << " offset " << offset << " length "
+            << n;
+      }
+    }
+  }
+}
+
+// Whichever the timing picks, a process uses it for good: a CRC begun by
+// one and continued by the other must still be zlib's.
+TEST(DataCrcTest, OneImplementationContinuesTheOthers) {
+  const auto bytes = RandomBytes(10000);
+  const uint32_t want = ZlibCrc(0, bytes.data(), bytes.size());
+  for (auto first : kBoth) {
+    for (auto second : kBoth) {
+      const uint32_t head = DataCrcWith(first, 0, bytes.data(), 3333);
+      EXPECT_EQ(DataCrcWith(second, head, bytes.data() + 3333, bytes.size() - 3333), want);
     }
   }
 }
