@@ -29,11 +29,11 @@
 #   call chains); WRITE_CACHE
 #   (back: QEMU's volatile write cache, each flush an fdatasync on the
 #   host; through: the guest's kernel told there is none, as a drive with
-#   power-loss protection, so it sends no flushes); SETTLE (0: each
-#   workload starts right after the one before, as db_bench runs them;
-#   1: db_bench's waitforcompaction before each read workload, so a read
-#   workload does not start under the compactions the writes left; the
-#   same for every system).
+#   power-loss protection, so it sends no flushes); SETTLE (1, the
+#   default: db_bench's waitforcompaction before each read workload, so a
+#   read workload does not start under the compactions the writes left,
+#   the same for every system; 0: each workload starts right after the
+#   one before, as db_bench runs them).
 # Holds /tmp/zonestack-heavy.lock throughout: run nothing heavy beside it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -100,7 +100,7 @@ SETTINGS="${SETTINGS:-default direct}"
 NAMESPACES="${NAMESPACES:-nvme0n1 nvme0n2}"
 PROFILE=${PROFILE:-0}
 WRITE_CACHE=${WRITE_CACHE:-back}
-SETTLE=${SETTLE:-0}
+SETTLE=${SETTLE:-1}
 ENV
 
 vm_accel
