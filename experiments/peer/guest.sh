@@ -38,10 +38,18 @@ fi
 } | tee -a "$summary"
 
 # With SETTLE=1 each read workload waits for the compactions the workloads
-# before it left (db_bench's waitforcompaction prints no rate).
+# before it left (db_bench's waitforcompaction prints no rate); with
+# SETTLE=compact it starts on a fully compacted tree (db_bench's compact:
+# the memtable flushed and every SST compacted into the last level), so
+# every system's reads meet the same tree.
 benchmarks=$BENCHMARKS
-if [ "${SETTLE:-0}" = 1 ]; then
-  benchmarks=$(echo "$BENCHMARKS" | sed -E 's/(^|,)(read[a-z]*|seek[a-z]*)/\1waitforcompaction,\2/g')
+case "${SETTLE:-0}" in
+  1) before=waitforcompaction ;;
+  compact) before=compact ;;
+  *) before= ;;
+esac
+if [ -n "$before" ]; then
+  benchmarks=$(echo "$BENCHMARKS" | sed -E "s/(^|,)(read[a-z]*|seek[a-z]*)/\\1$before,\\2/g")
 fi
 # db_bench's flags shared by every system (the settings).
 common=(--num="$NUM" --key_size=16 --compression_type=none --write_buffer_size=2097152

@@ -60,6 +60,10 @@ def fmt(cell):
     return f"{cell['median']:.2f} ({cell['min']:.2f}-{cell['max']:.2f})" if cell else "-"
 
 
+# What the table header says of each SETTLE setting (zenfs_peer.sh).
+SETTLE_NOTE = {"1": ", waitforcompaction before reads", "compact": ", a full compaction before reads"}
+
+
 def markdown(path):
     """The ratio table of each cell (value size, setting, namespace) and the
     block-layer counters per round, from a JSON report.py wrote."""
@@ -68,7 +72,7 @@ def markdown(path):
     print(f"commit {result['commit'][:7]}{' (dirty tree)' if result['dirty'] else ''}, "
           f"{result['build_type']}, QEMU {result['accel'].upper()}, ZenFS {result['zenfs']}, "
           f"write cache {s.get('WRITE_CACHE', 'back')}, {s['PAIRS']} rounds, --num={s['NUM']}"
-          f"{', waitforcompaction before reads' if s.get('SETTLE') == '1' else ''}")
+          f"{SETTLE_NOTE.get(s.get('SETTLE', '0'), '')}")
     cells = defaultdict(list)
     for row in result["ratios"]:
         cells[(row["value_size"], row["setting"], row["namespace"])].append(row)

@@ -32,8 +32,9 @@
 #   power-loss protection, so it sends no flushes); SETTLE (1, the
 #   default: db_bench's waitforcompaction before each read workload, so a
 #   read workload does not start under the compactions the writes left,
-#   the same for every system; 0: each workload starts right after the
-#   one before, as db_bench runs them).
+#   the same for every system; compact: db_bench's compact instead, so
+#   every system's reads start on a fully compacted tree; 0: each
+#   workload starts right after the one before, as db_bench runs them).
 # Holds /tmp/zonestack-heavy.lock throughout: run nothing heavy beside it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
