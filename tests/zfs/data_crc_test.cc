@@ -47,8 +47,8 @@ TEST(DataCrcTest, IsZlibsCrc32AtEveryLengthAndAlignment) {
   }
 }
 
-// Whichever the timing picks, a process uses it for good: a CRC begun by
-// one and continued by the other must still be zlib's.
+// A CRC one process stored (a staging file's running CRC, an extent's) is
+// continued by the next, whose timing may pick the other implementation.
 TEST(DataCrcTest, OneImplementationContinuesTheOthers) {
   const auto bytes = RandomBytes(10000);
   const uint32_t want = ZlibCrc(0, bytes.data(), bytes.size());
