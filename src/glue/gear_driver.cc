@@ -4,9 +4,11 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -130,8 +132,9 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
     }
   };
   const absl::Duration per_write = absl::Milliseconds(options_.slowdown_ms);
-  auto hold = [signal, per_write](uint64_t entries) {
-    bool counted = false;  // held at the stop trigger
+  std::weak_ptr<zfs::Volume> weak_volume = volume_;
+  auto hold = [signal, per_write, weak_volume](uint64_t entries) {
+    bool counted = false;  // held at the stop trigger or for space
     bool slowed = false;   // slowed at the slowdown trigger
     absl::Duration delay = per_write * static_cast<int64_t>(entries);
     uint64_t failures = 0;
@@ -141,8 +144,19 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
       absl::MutexLock l(&s->mu);
       failures = s->failures;
     }
+    // The time this writer was held for space, added when it goes on.
+    std::optional<absl::Time> space_since;
+    absl::Cleanup add_space_time = [&] {
+      if (!space_since) return;
+      if (auto s = signal.lock()) {
+        absl::MutexLock l(&s->mu);
+        s->space_hold_us += absl::ToInt64Microseconds(absl::Now() - *space_since);
+      }
+    };
     while (true) {
       rocksdb::DB* db = nullptr;
+      uint32_t reserve = 0;
+      bool working = false;
       {
         auto s = signal.lock();
         if (!s) return;
@@ -152,6 +166,8 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
         // must see the error.
         if (!s->started || s->stop || s->db == nullptr || s->failures != failures) return;
         db = s->db;
+        reserve = s->reserve_zones;
+        working = s->running || s->wake;
       }
       const rocksdb::Options o = db->GetOptions();
       const uint64_t stop = static_cast<uint64_t>(std::max(0, o.level0_stop_writes_trigger));
@@ -175,13 +191,26 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
           !absl::SimpleAtoi(imm_text, &imm)) {
         return;
       }
-      // Held while the stop holds; else (or no longer stopped) slowed for
-      // this MemTable's writes while L0 stays at the slowdown trigger, in
-      // steps of kHoldPeriod so that L0 falling below it, or the driver
-      // stopping, ends the delay (a large MemTable's delay comes in one
-      // piece otherwise).
       const bool stopped = l0 + imm >= stop && l0 >= trigger;
-      if (!stopped && (counted || slowdown == 0 || l0 < slowdown || entries == 0)) return;
+      // Short of space: fewer empty zones than a step may need, while the
+      // driver has a step under way or due. Once it has none, waiting
+      // would free nothing: the writer goes on (and fails if the data
+      // does not fit).
+      bool short_of_space = false;
+      if (!stopped && reserve > 0 && working) {
+        auto volume = weak_volume.lock();
+        if (!volume) return;
+        uint64_t empty = 0;
+        for (const zfs::DeviceSpace& d : volume->Space()) empty += d.empty_zones;
+        short_of_space = empty < reserve;
+      }
+      // Held while the stop holds or space is short; else (or no longer
+      // held) slowed for this MemTable's writes while L0 stays at the
+      // slowdown trigger, in steps of kHoldPeriod so that L0 falling below
+      // it, or the driver stopping, ends the delay (a large MemTable's
+      // delay comes in one piece otherwise).
+      const bool held = stopped || short_of_space;
+      if (!held && (counted || slowdown == 0 || l0 < slowdown || entries == 0)) return;
       auto s = signal.lock();
       if (!s) return;
       absl::MutexLock l(&s->mu);
@@ -189,6 +218,12 @@ std::shared_ptr<rocksdb::EventListener> GearDriver::listener() {
       absl::Duration wait = kHoldPeriod;
       if (stopped) {
         if (!counted) ++s->write_stops;
+        counted = true;
+      } else if (short_of_space) {
+        if (!space_since) {
+          ++s->space_holds;
+          space_since = absl::Now();
+        }
         counted = true;
       } else {
         if (!slowed) ++s->write_slowdowns;
@@ -220,10 +255,24 @@ void GearDriver::Start(rocksdb::DB* db) {
       // set; 0 only when the options were not sanitized).
       .step_bytes = o.max_compaction_bytes > 0 ? o.max_compaction_bytes
                                                : 25 * o.target_file_size_base};
+  // The space hold's reserve: one step's bytes (its inputs with their
+  // overlap stay within step_bytes, and its outputs are no larger) in
+  // the smallest zones of the volume, and one zone more for the partly
+  // written zone the output level's group may leave.
+  uint32_t reserve = 0;
+  if (options_.space_hold) {
+    uint64_t zone = 0;
+    for (const auto& d : volume_->devices()) {
+      const uint64_t cap = d->info().zone_capacity;
+      zone = zone == 0 ? cap : std::min(zone, cap);
+    }
+    if (zone > 0) reserve = static_cast<uint32_t>((limits_.step_bytes + zone - 1) / zone) + 1;
+  }
   {
     absl::MutexLock l(&signal_->mu);
     signal_->started = true;
     signal_->db = db;
+    signal_->reserve_zones = reserve;
   }
   thread_ = std::thread([this] { Loop(); });
 }
@@ -260,9 +309,11 @@ void GearDriver::Loop() {
       sig.mu.AwaitWithTimeout(absl::Condition(&woken), kPollPeriod);
       if (sig.stop) return;
       sig.wake = false;
+      sig.running = true;
     }
     absl::Status s = RunUntilIdle();
     absl::MutexLock l(&sig.mu);
+    sig.running = false;
     if (!s.ok()) {
       sig.last_error = s;
       ++sig.failures;
@@ -350,6 +401,8 @@ GearDriver::Snapshot GearDriver::Take() {
     absl::MutexLock l(&signal_->mu);
     counters_->Set("write_stops", static_cast<int64_t>(signal_->write_stops));
     counters_->Set("write_slowdowns", static_cast<int64_t>(signal_->write_slowdowns));
+    counters_->Set("space_holds", static_cast<int64_t>(signal_->space_holds));
+    counters_->Set("space_hold_us", signal_->space_hold_us);
   }
   return snap;
 }

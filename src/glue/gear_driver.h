@@ -117,6 +117,13 @@ class GearDriver {
     uint64_t write_stops ABSL_GUARDED_BY(mu) = 0;
     // Sealed MemTables whose writes were slowed (LevelDB's write slowdown).
     uint64_t write_slowdowns ABSL_GUARDED_BY(mu) = 0;
+    // The space hold (GearOptions::space_hold): empty zones below which a
+    // writer waits while the driver works (0: off), the writers it held
+    // and their time held.
+    uint32_t reserve_zones ABSL_GUARDED_BY(mu) = 0;
+    bool running ABSL_GUARDED_BY(mu) = false;  // the thread is running steps
+    uint64_t space_holds ABSL_GUARDED_BY(mu) = 0;
+    int64_t space_hold_us ABSL_GUARDED_BY(mu) = 0;
     absl::Status last_error ABSL_GUARDED_BY(mu);
   };
   const std::shared_ptr<Signal> signal_ = std::make_shared<Signal>();

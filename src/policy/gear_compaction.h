@@ -89,6 +89,14 @@ struct GearOptions {
   // emulated disk's positioning is not scaled) feels it far less
   // (docs/geardb.md, "The random load at the scaled size").
   double slowdown_ms = 1.0;
+  // The writer that seals a MemTable waits while the volume's empty zones
+  // are fewer than one driver step may need (its step_bytes in zones, and
+  // one more) and the driver has work: a step under way or due. LevelDB's
+  // stop holds L0 only, so a writer that outruns the driver fills the disk
+  // with the levels it has not yet compacted, and a put fails for space
+  // that the next steps would have freed (docs/geardb.md, "4. No GC,
+  // ever"). false: only LevelDB's slowdown and stop.
+  bool space_hold = true;
 };
 
 // One data zone holding SSTs of one level.

@@ -6,14 +6,22 @@
 // and every key reads back, before and after a remount. With the option
 // "gc" (SplitZNS's Gear baseline) on the splitzns ZNS SSD, the same
 // driver runs under the device's active-zone limit and zfs may collect.
+#include <atomic>
 #include <iostream>
+#include <random>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
 #include "glue/gear_driver.h"
 #include "scheme_test_util.h"
 
 namespace zonestack::rocks {
 namespace {
+
+// Zones of 1 MiB for the space-hold test: room for about 1 MiB of live
+// pairs, the writing zones of the WAL, MANIFEST and levels, and L0 SSTs.
+constexpr int kSpaceHoldTestZones = 24;
 
 class GearDbTest : public SchemeDbTest {
  protected:
@@ -274,6 +282,113 @@ TEST_F(GearDbTest, WritesSlowDownFromTheL0SlowdownTrigger) {
     }
     CheckModel(db->get(), model);
     ASSERT_TRUE((*db)->Close().ok());
+  }
+}
+
+// The space hold (GearOptions::space_hold). The driver is held after its
+// first step, as a disk's seeks hold it behind a fast writer, and L0's
+// stop trigger is out of reach, so only space can stop the writer. With
+// the hold the writer waits once the empty zones are fewer than a step
+// needs, and goes on without a failed put once the driver runs again;
+// without it, the writer fills the disk with L0 SSTs and a put fails.
+TEST_F(GearDbTest, AWriterAheadOfTheDriverWaitsForSpaceInsteadOfFailing) {
+  for (const bool hold : {true, false}) {
+    SCOPED_TRACE(hold ? "space hold on" : "space hold off");
+    config_ = WriteConfigOn(
+        {absl::StrCat("emu:st13125nm007?zones=", kSpaceHoldTestZones, "&scale=1/256&timing=none")},
+        absl::StrCat(R"("scheme": {"name": "geardb", "slowdown_ms": 0, "space_hold": )",
+                     hold ? "true" : "false", "}"));
+    rocksdb::Options o = GearOptions();
+    o.level0_slowdown_writes_trigger = 1000;
+    o.level0_stop_writes_trigger = 1000;
+    // The info LOG and MANIFEST take a line or a record per step: capped,
+    // as the experiments cap them.
+    o.max_log_file_size = 128 << 10;
+    o.keep_log_file_num = 2;
+    o.max_manifest_file_size = 256 << 10;
+    const std::string path = hold ? "/held" : "/unheld";
+    auto db = OpenDb(config_, path, o);
+    ASSERT_TRUE(db.ok()) << db.status();
+    auto parts = PartsOf(**db);
+    ASSERT_TRUE(parts && parts->gear_driver);
+    absl::Mutex mu;
+    bool driver_held = false, driver_free = false;
+    parts->gear_driver->SetStepObserver(
+        [&](const policy::GearStep&, uint64_t, const rocksdb::CompactionJobInfo&) {
+          absl::MutexLock l(&mu);
+          driver_held = true;
+          mu.Await(absl::Condition(&driver_free));
+        });
+    auto release_driver = [&] {
+      absl::MutexLock l(&mu);
+      driver_free = true;
+    };
+    // 1,000 keys: however many versions L0 holds, the driver's active
+    // step writes about 1 MiB, which the reserve holds.
+    Model model;
+    std::atomic<int> done{0}, failed{0};
+    testing_common::TestThread writer([&] {
+      std::mt19937_64 rng(7);
+      for (int i = 0; i < 30000 && failed == 0; ++i) {
+        const std::string key = Key(rng() % 1000);
+        std::string value(1024, ' ');
+        for (char& c : value) c = static_cast<char>('a' + rng() % 26);
+        if ((*db)->Put(rocksdb::WriteOptions(), key, value).ok()) {
+          model[key] = value;
+          ++done;
+        } else {
+          ++failed;
+        }
+      }
+    }, release_driver);
+    {
+      absl::MutexLock l(&mu);
+      ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(&driver_held), absl::Seconds(60)));
+    }
+    // With the hold, the writer goes on until it is held for space (no put
+    // for a second); without it, until a put fails (zfs waits for room a
+    // while before it fails a write).
+    int before = -1;
+    for (int waited = 0; waited < 120 && failed == 0 && (!hold || done != before); ++waited) {
+      before = done;
+      absl::SleepFor(absl::Seconds(1));
+    }
+    uint64_t empty = 0;
+    for (const zfs::DeviceSpace& d : parts->volume->Space()) empty += d.empty_zones;
+    std::cout << (hold ? "hold" : "no hold") << ": " << done << " puts, " << failed
+              << " failed, " << empty << " empty zones while the driver was held\n";
+    if (!hold) {
+      EXPECT_GT(failed, 0) << "the writer stopped with room left: the case shows nothing";
+      release_driver();
+      writer.Join();
+      parts->gear_driver->SetStepObserver(nullptr);
+      (*db)->Close().PermitUncheckedError();
+      continue;
+    }
+    EXPECT_EQ(failed, 0);
+    EXPECT_LT(done, 30000) << "the writer was never held";
+    EXPECT_LT(empty, 4u) << "held with room left";
+    release_driver();
+    writer.Join();
+    parts->gear_driver->SetStepObserver(nullptr);
+    EXPECT_EQ(failed, 0);
+    EXPECT_EQ(done, 30000);
+    ASSERT_TRUE((*db)->Flush(rocksdb::FlushOptions()).ok());
+    ASSERT_TRUE(parts->gear_driver->RunUntilIdle().ok());
+    const auto counters = parts->scheme->counters();
+    EXPECT_GT(counters.contains("space_holds") ? counters.at("space_holds") : 0, 0);
+    EXPECT_EQ(parts->volume->gc_totals().runs, 0u);
+    CheckModel(db->get(), model);
+    ASSERT_TRUE((*db)->Close().ok());
+    parts.reset();  // it holds the volume
+    db->reset();
+    ASSERT_TRUE(Unmount(kUriScheme + config_).ok());
+    auto again = OpenDb(config_, path, o);
+    ASSERT_TRUE(again.ok()) << again.status();
+    CheckModel(again->get(), model);
+    again->reset();
+    // The other case gets a disk of its own (same URI, so forget this one).
+    ASSERT_TRUE(Forget(kUriScheme + config_).ok());
   }
 }
 

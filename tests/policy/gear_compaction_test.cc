@@ -534,6 +534,10 @@ TEST(GearDbSchemeTest, OptionsAreChecked) {
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_EQ((*MakeScheme(*c))->gear()->options.slowdown_ms, 32.0);
   EXPECT_FALSE(ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"slowdown_ms", -1}}).ok());
+  EXPECT_TRUE((*s)->gear()->options.space_hold);
+  c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"space_hold", false}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_FALSE((*MakeScheme(*c))->gear()->options.space_hold);
   // A zone group per key slice needs key slices.
   EXPECT_FALSE(ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"window_zones", true}}).ok());
   c = ParseSchemeConfig(nlohmann::json{{"name", "geardb"}, {"sweep_gaps", false}});

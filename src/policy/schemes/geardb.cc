@@ -61,6 +61,10 @@ const OptionTable<GearDbOptions>& GearTable() {
            .Number("slowdown_ms", &GearDbOptions::slowdown_ms, /*zero_ok=*/true,
                    "ms each write waits while L0 is at level0_slowdown_writes_trigger "
                    "(LevelDB's write slowdown: 1)")
+           .Bool("space_hold", &GearDbOptions::space_hold,
+                 "true: a writer waits while the disk's empty zones are fewer than a driver "
+                 "step needs and the driver has work, instead of failing for space the next "
+                 "steps free; false: LevelDB's L0 slowdown and stop only")
            .Bool("gc", &GearDbOptions::gc,
                  "false: no GC ever (GearDB 3.2); true: zfs's greedy GC at 20% free zones, or "
                  "the config's \"gc\" (SplitZNS 5.1.3's Gear baseline)")
