@@ -33,7 +33,9 @@ constexpr absl::Duration kPollPeriod = absl::Milliseconds(100);
 // DB mutex): while L0 holds level0_stop_writes_trigger SSTs until the
 // driver's active compaction empties L0, and from
 // level0_slowdown_writes_trigger on for 1 ms per entry of the sealed
-// MemTable (`hold` returns when it may go on). Not on a flush thread: a
+// MemTable (`hold` returns when it may go on); and, with the space hold,
+// while the disk's empty zones are fewer than a driver step needs and
+// the driver has work (GearOptions::space_hold). Not on a flush thread: a
 // flush holds its output's file number among RocksDB's pending outputs
 // until it returns, and RocksDB deletes no obsolete SST numbered above it
 // meanwhile, so every SST the driver's steps made obsolete during the
