@@ -123,13 +123,50 @@ class Runner:
                         f"{os.path.join(self.dir, name)} was measured under other settings:\n  "
                         + "\n  ".join(diff) + "\nrun with --fresh to discard those runs")
 
+    def restore(self):
+        """Seeds the run folder with the counted repeats the summary holds
+        and the folder lacks. The raw results stay out of git, so on a
+        fresh clone or machine the committed summary is all that is left of
+        the repeats measured so far; an experiment longer than one sitting
+        then resumes where the summary ends instead of starting over. A
+        restored stamp is the summary's (its common and per-run fields, the
+        comparison's command and configs; the bulky fields only the raw
+        stamps keep are gone) and says `restored`. Summaries made under other
+        settings restore nothing (they are overwritten as before)."""
+        path = self.place.summary(self.exp.name)
+        if not os.path.exists(path):
+            return
+        sm = read_json(path)
+        settings = {k: v for k, v in (sm.get("settings") or {}).items() if k != "repeats"}
+        if sm.get("format") != SUMMARY_FORMAT or settings != self.run_settings:
+            return
+        common = sm.get("stamps", {}).get("common", {})
+        per_run = {(r.get("comparison"), r.get("repeat")): r
+                   for r in sm.get("stamps", {}).get("runs", [])}
+        for key, comp in sm.get("comparisons", {}).items():
+            for compact in comp.get("runs", []):
+                r = compact.get("repeat")
+                stem = self.stem(key, r)
+                if r is None or os.path.exists(stem + ".stamp.json"):
+                    continue
+                stamp = dict(common, **per_run.get((key, r), {}))
+                stamp.pop("comparison", None)
+                stamp.update(settings=self.run_settings, spec=comp.get("spec"),
+                             command=comp.get("command"), configs=comp.get("configs"),
+                             restored=f"from {os.path.relpath(path)}")
+                write_json(stem + ".compact.json", compact, indent=None)
+                write_json(stem + ".stamp.json", stamp)
+                self.log(f"{self.exp.name} {key} repeat {r}: restored from the summary "
+                         f"(commit {stamp.get('git.commit', 'unknown')})")
+
     def run(self, fresh=False):
         if fresh:
             shutil.rmtree(self.dir, ignore_errors=True)
             if os.path.exists(self.place.summary(self.exp.name)):
                 os.remove(self.place.summary(self.exp.name))
-        self.check_settings()
         os.makedirs(self.dir, exist_ok=True)
+        self.restore()
+        self.check_settings()
         done = {}
         for comp in self.exp.comparisons(self.settings):
             if comp.derive:

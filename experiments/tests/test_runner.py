@@ -198,12 +198,62 @@ class RunnerTest(unittest.TestCase):
         self.assertIn(f"1.200 (1.100-1.300){DAGGER}", text)
         self.assertIn("Not yet measured", text)   # every other experiment
 
+    def drop_from_summary(self, key, repeat, exp="noise"):
+        """The summary as a run interrupted before `repeat` left it."""
+        path = os.path.join(self.docs, "summary", f"{exp}.json")
+        sm = load(path)
+        comp = sm["comparisons"][key]
+        comp["runs"] = [r for r in comp["runs"] if r["repeat"] != repeat]
+        sm["stamps"]["runs"] = [r for r in sm["stamps"]["runs"]
+                                if (r["comparison"], r["repeat"]) != (key, repeat)]
+        with open(path, "w") as f:
+            json.dump(sm, f)
+
     def test_resume_skips_done_repeats(self):
         self.assertEqual(self.main(*self.argv())[0], 0)
         os.remove(os.path.join(self.results, "hhzs", "noise", "a-r2.stamp.json"))
+        self.drop_from_summary("a", 2)
         self.assertEqual(self.main(*self.argv())[0], 0)
         self.assertEqual(self.ncalls(), 4)  # only repeat 2 again
         self.assertEqual(len(self.summary()["comparisons"]["a"]["runs"]), 3)
+
+    def test_resume_on_a_fresh_machine_from_the_committed_summary(self):
+        self.assertEqual(self.main(*self.argv())[0], 0)
+        before = self.summary()
+        # A fresh clone: the raw results are gone, the summary is in git.
+        shutil.rmtree(self.results)
+        code, err = self.main(*self.argv())
+        self.assertEqual(code, 0, err)
+        self.assertEqual(self.ncalls(), 3)  # nothing measured again
+        after = self.summary()
+        self.assertEqual(after["comparisons"]["a"]["runs"], before["comparisons"]["a"]["runs"])
+        self.assertEqual(after["stamps"]["common"]["git.commit"],
+                         before["stamps"]["common"]["git.commit"])
+        stamp = load(os.path.join(self.results, "hhzs", "noise", "a-r2.stamp.json"))
+        self.assertIn("restored", stamp)
+        self.assertEqual(stamp["seed"], 2)
+        self.assertIn(f"1.200 (1.100-1.300){DAGGER}", read(os.path.join(self.docs, "RESULTS.md")))
+        # Interrupted before repeat 3, on a fresh machine: only repeat 3 runs.
+        self.drop_from_summary("a", 3)
+        shutil.rmtree(self.results)
+        self.assertEqual(self.main(*self.argv())[0], 0)
+        self.assertEqual(self.ncalls(), 4)
+        seeds = [line.split("--seed ")[1].split()[0] for line in read(self.calls).splitlines()]
+        self.assertEqual(seeds[-1], "3")
+        self.assertEqual([r["repeat"] for r in self.summary()["comparisons"]["a"]["runs"]], [1, 2, 3])
+        # A summary of other settings restores nothing: every repeat runs.
+        path = os.path.join(self.docs, "summary", "noise.json")
+        sm = load(path)
+        sm["settings"]["bg_jobs"] = 4
+        with open(path, "w") as f:
+            json.dump(sm, f)
+        shutil.rmtree(self.results)
+        self.assertEqual(self.main(*self.argv())[0], 0)
+        self.assertEqual(self.ncalls(), 7)
+        # --fresh discards what is there and measures again.
+        code, err = self.main(*self.argv("noise", "--fresh"))
+        self.assertEqual(code, 0, err)
+        self.assertEqual(self.ncalls(), 10)
 
     def test_settings_mismatch_exits_5_and_fresh_discards(self):
         self.assertEqual(self.main(*self.argv())[0], 0)
