@@ -20,8 +20,11 @@ no GC); **ldb-greedy** and **ldb-cb**, RocksDB's default leveled
 compaction on the `log` layout (SSTs of every level share zones) with
 zfs's GC at the paper's 20% threshold, greedy or cost-benefit victims;
 **llc**, as ldb-greedy with RocksDB's round-robin compaction priority
-(SplitZNS's LLC baseline). Each system gets a fresh volume; the systems
-of a comparison run one after another in one zsbench process.
+(SplitZNS's LLC baseline). Each system gets a fresh volume. One repeat
+of a comparison outlasts a sitting (the random load's four systems take
+about 3.3 hours), so every comparison is separate: each system runs in
+its own zsbench process, one after another, with the repeat's seed, and
+is kept on its own (`experiments/README.md`, "Separate comparisons").
 """
 
 OPTIONS = [
@@ -146,15 +149,16 @@ def unique_zones(s):
 def load_comparisons(s):
     n = setup.records(s)
     return [Comparison("random", same(setup.SYSTEMS), RANDOM,
-                       {"zones": random_zones(s), "ops": n, "timeline": True}),
-            Comparison("sequential", same(setup.SYSTEMS), SEQUENTIAL, {"zones": unique_zones(s)})]
+                       {"zones": random_zones(s), "ops": n, "timeline": True}, separate=True),
+            Comparison("sequential", same(setup.SYSTEMS), SEQUENTIAL, {"zones": unique_zones(s)},
+                       separate=True)]
 
 
 # ---- YCSB (Fig. 13) ------------------------------------------------------------
 
 def ycsb_comparisons(s):
     return [Comparison("ycsb", same(["geardb"] + LDB), ",".join([YCSB_LOAD] + YCSB_RUN),
-                       {"zones": unique_zones(s)})]
+                       {"zones": unique_zones(s)}, separate=True)]
 
 
 # ---- Window size (5.4) ---------------------------------------------------------
@@ -165,7 +169,7 @@ def window_name(k):
 
 def window_comparisons(s):
     return [Comparison("window", [(window_name(k), f"geardb/k:{k}") for k in WINDOWS], RANDOM,
-                       {"zones": random_zones(s), "ops": setup.records(s)})]
+                       {"zones": random_zones(s), "ops": setup.records(s)}, separate=True)]
 
 
 # ---- GC threshold trade-off (Fig. 5) -------------------------------------------
@@ -178,7 +182,7 @@ def threshold_comparisons(s):
     zones = setup.load_zones(s, setup.RANDOM_UNIQUE, setup.THRESHOLD_ZONES)
     schemes = [(threshold_name(t), f"ldb-greedy/threshold:{t}") for t in THRESHOLDS]
     return [Comparison("threshold", [("geardb", "geardb")] + schemes, RANDOM,
-                       {"zones": zones, "ops": setup.records(s)})]
+                       {"zones": zones, "ops": setup.records(s)}, separate=True)]
 
 
 EXPERIMENTS = {e.name: e for e in [

@@ -24,16 +24,29 @@ class Comparison:
     into a volume config. workload: the phases. params: what else the
     paper module needs (SSD zones, a throttle rate...). derive: a function
     of the experiment's summary so far returning more params, for a
-    comparison that depends on an earlier one's result."""
+    comparison that depends on an earlier one's result. separate: each
+    scheme of a repeat in its own zsbench process, one after another (a
+    part each, kept and summarized on its own), for a repeat longer than a
+    sitting; the module's compact result must then be keyed by scheme so
+    the parts' compact results join into the repeat's."""
     key: str
     schemes: list
     workload: str
     params: dict = field(default_factory=dict)
     derive: Optional[Callable] = None
+    separate: bool = False
 
     def spec(self):
-        return {"schemes": [list(s) for s in self.schemes], "workload": self.workload,
+        spec = {"schemes": [list(s) for s in self.schemes], "workload": self.workload,
                 "params": self.params}
+        if self.separate:
+            spec["separate"] = True
+        return spec
+
+    def part(self, name):
+        """The comparison of one scheme alone: what one part runs."""
+        return Comparison(self.key, [s for s in self.schemes if s[0] == name], self.workload,
+                          self.params)
 
 
 @dataclass

@@ -6,6 +6,10 @@ Layout under the results root (ignored by git):
   PAPER/EXP/KEY-rR.compact.json  what the tables need of it
   PAPER/EXP/KEY-rR.log           zsbench's output
   PAPER/EXP/configs/KEY/*.json   the volume configs
+  PAPER/EXP/KEY-rR-NAME.*        a separate comparison's part: scheme NAME
+                                 of repeat R alone (its .json, .stamp.json,
+                                 .compact.json, .log); KEY-rR.* then hold
+                                 the joined repeat (no raw .json)
 Settings other than the module's defaults go under PAPER/custom/NAME/
 instead, with their own summaries and report.
 """
@@ -80,6 +84,61 @@ def differing(old, new):
             for k in keys if old.get(k) != new.get(k)]
 
 
+def join(parts):
+    """The compact results of a repeat's parts joined into one: dicts
+    merged key by key (a module's compact result keyed by scheme gets every
+    scheme's entry), anything else the first part's."""
+    if all(isinstance(p, dict) for p in parts):
+        out = {}
+        for p in parts:
+            for k in p:
+                if k not in out:
+                    out[k] = join([q[k] for q in parts if k in q])
+        return out
+    return parts[0]
+
+
+# A separate repeat's stamp: these fields come from its first or last
+# part, or all of them; a part keeps its own in `parts`.
+SPAN = {"start": min, "load_start": None, "end": max, "load_end": None}
+
+
+def joined_stamp(spec, stamps):
+    """The stamp of a separate comparison's repeat from its parts' stamps
+    {name: stamp}: the fields all parts share, those that differ joined
+    with " + " (a repeat measured over two commits says so), the span from
+    the first start to the last end, every command, config and process
+    seen, and per part its own start, end, loads, exit status and
+    differing fields."""
+    flat = {n: flatten(st) for n, st in stamps.items()}
+    order = sorted(flat, key=lambda n: flat[n].get("start", ""))
+    first, last = flat[order[0]], flat[order[-1]]
+    own = ("start", "end", "load_start", "load_end", "exit_code", "restored")
+    out, parts = {}, {n: {} for n in order}
+    keys = sorted({k for st in flat.values() for k in st} - {"spec", "command", "configs", "busy_seen"})
+    for k in keys:
+        vals = [flat[n].get(k) for n in order]
+        if k in own or any(v != vals[0] for v in vals):
+            for n in order:
+                if k in flat[n]:
+                    parts[n][k] = flat[n][k]
+        if k in own:
+            continue
+        distinct = []
+        for v in vals:
+            if v not in distinct:
+                distinct.append(v)
+        out[k] = vals[0] if len(distinct) == 1 else " + ".join(str(v) for v in distinct)
+    out.update(start=first.get("start"), load_start=first.get("load_start"),
+               end=last.get("end"), load_end=last.get("load_end"),
+               exit_code=max(flat[n].get("exit_code") or 0 for n in order),
+               spec=spec, command=[flat[n].get("command") for n in order],
+               configs=join([flat[n].get("configs") or {} for n in order]),
+               busy_seen=sorted({b for n in order for b in flat[n].get("busy_seen") or []}),
+               parts=parts)
+    return out
+
+
 def read_json(path):
     with open(path) as f:
         return json.load(f)
@@ -108,6 +167,18 @@ class Runner:
 
     def stem(self, key, r):
         return os.path.join(self.dir, f"{key}-r{r}")
+
+    def part_stem(self, key, r, name):
+        safe = "".join(c if c.isalnum() or c in "._-+" else "_" for c in name)
+        return f"{self.stem(key, r)}-{safe}"
+
+    @staticmethod
+    def parts_order(comp, r):
+        """The schemes of repeat r in the order their parts run: rotated by
+        one per repeat, so a drift of the machine over the hours of a
+        repeat does not always favor the same scheme."""
+        n = (r - 1) % len(comp.schemes)
+        return comp.schemes[n:] + comp.schemes[:n]
 
     def check_settings(self):
         """Exit 5 before measuring anything if runs already here were made
@@ -158,6 +229,22 @@ class Runner:
                 write_json(stem + ".stamp.json", stamp)
                 self.log(f"{self.exp.name} {key} repeat {r}: restored from the summary "
                          f"(commit {stamp.get('git.commit', 'unknown')})")
+            # A separate comparison's parts of repeats not yet complete.
+            for part in comp.get("parts", []):
+                r, name = part.get("repeat"), part.get("part")
+                stem = self.part_stem(key, r, name)
+                if os.path.exists(stem + ".stamp.json"):
+                    continue
+                spec = dict(comp.get("spec") or {}, schemes=[
+                    s for s in (comp.get("spec") or {}).get("schemes", []) if s[0] == name])
+                spec.pop("separate", None)
+                stamp = dict(common, **part.get("stamp", {}))
+                stamp.update(settings=self.run_settings, spec=spec,
+                             restored=f"from {os.path.relpath(path)}")
+                write_json(stem + ".compact.json", part["compact"], indent=None)
+                write_json(stem + ".stamp.json", stamp)
+                self.log(f"{self.exp.name} {key} repeat {r} {name}: restored from the summary "
+                         f"(commit {stamp.get('git.commit', 'unknown')})")
 
     def run(self, fresh=False):
         if fresh:
@@ -167,7 +254,7 @@ class Runner:
         os.makedirs(self.dir, exist_ok=True)
         self.restore()
         self.check_settings()
-        done = {}
+        done = self.done = {}
         for comp in self.exp.comparisons(self.settings):
             if comp.derive:
                 try:
@@ -188,6 +275,38 @@ class Runner:
     def repeat(self, comp, r):
         """One repeat: reused if measured under these settings, else run."""
         stem = self.stem(comp.key, r)
+        # A separate repeat restored whole from the summary has no parts.
+        if comp.separate and (not os.path.exists(stem + ".stamp.json") or any(
+                os.path.exists(self.part_stem(comp.key, r, n) + ".stamp.json")
+                for n, _ in comp.schemes)):
+            return self.repeat_in_parts(comp, r, stem)
+        return self.single(comp, r, stem)
+
+    def repeat_in_parts(self, comp, r, stem):
+        """A separate comparison's repeat: each scheme's part reused or run
+        (and the summary written after each, so it can be committed part by
+        part), then joined. A part that does not count leaves the repeat
+        uncounted; the others are kept, and a rerun runs only what is
+        missing."""
+        compacts, stamps = {}, {}
+        for name, _ in self.parts_order(comp, r):
+            pstem = self.part_stem(comp.key, r, name)
+            compact = self.single(comp.part(name), r, pstem)
+            if compact is None:
+                continue
+            compacts[name] = compact
+            stamps[name] = read_json(pstem + ".stamp.json")
+            write_json(self.place.summary(self.exp.name), self.summary(self.done), indent=None)
+        if len(compacts) < len(comp.schemes):
+            return None
+        compact = dict(join([compacts[n] for n, _ in comp.schemes]), repeat=r)
+        write_json(stem + ".compact.json", compact, indent=None)
+        write_json(stem + ".stamp.json", joined_stamp(comp.spec(), stamps))
+        return compact
+
+    def single(self, comp, r, stem):
+        """One zsbench run (a repeat, or a part of one): reused if measured
+        under these settings, else run."""
         if os.path.exists(stem + ".stamp.json"):
             old = read_json(stem + ".stamp.json")
             diff = differing(old.get("spec", {}), json.loads(json.dumps(comp.spec())))
@@ -270,6 +389,25 @@ class Runner:
         write_json(stem + ".stamp.json", stamp)
         return compact
 
+    def open_parts(self, comp, counted):
+        """The parts measured of a separate comparison's repeats not yet
+        complete, each with its compact result and its stamp (flat, less
+        what the summary keeps once), so a fresh machine resumes at the
+        next part. A part keeps its command and configs: no complete
+        repeat may hold them yet."""
+        out = []
+        for r in range(1, self.repeats + 1):
+            if r in counted:
+                continue
+            for name, _ in comp.schemes:
+                pstem = self.part_stem(comp.key, r, name)
+                if os.path.exists(pstem + ".stamp.json") and os.path.exists(pstem + ".compact.json"):
+                    st = flatten(read_json(pstem + ".stamp.json"))
+                    out.append({"repeat": r, "part": name, "compact": read_json(pstem + ".compact.json"),
+                                "stamp": {k: v for k, v in st.items()
+                                          if k not in ("settings", "spec", "tools.zsctl_schemes")}})
+        return out
+
     def summary(self, done):
         """What the committed summary holds: settings, per comparison its
         spec, command and configs once and each counted repeat's compact
@@ -286,6 +424,8 @@ class Runner:
             comps[key] = {"spec": comp.spec(), "runs": compacts,
                           "command": first and first["command"],
                           "configs": first and first["configs"]}
+            if comp.separate:
+                comps[key]["parts"] = self.open_parts(comp, {c["repeat"] for c in compacts})
         common = {}
         if runs:
             common = {k: v for k, v in runs[0].items()

@@ -4,7 +4,8 @@ writes zsbench-shaped JSON (docs/zsbench.md) at once.
 
 FAKE_ZSBENCH (JSON) steers it: "rates" {scheme: [ops/s for seed 1, 2,
 ...]} (default 100), "fail" {seed: "exit1" | "missing_phase" |
-"short_load"}; FAKE_ZSBENCH_CALLS names a file that gets a line per call.
+"short_load"}, "fail_scheme" {scheme: "exit1"} (a call that runs
+that scheme exits 1); FAKE_ZSBENCH_CALLS names a file that gets a line per call.
 """
 import json
 import os
@@ -63,6 +64,8 @@ def main(argv):
             f.write(" ".join(argv) + "\n")
     seed, records = int(args["--seed"]), int(args["--records"])
     fail = spec.get("fail", {}).get(str(seed))
+    for s in schemes:
+        fail = fail or spec.get("fail_scheme", {}).get(s)
     phases = args["--workload"].split(",")
     out = {"format": "zsbench-results", "version": 1,
            "args": {"workload": args["--workload"], "records": records, "seed": seed,

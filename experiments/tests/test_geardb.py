@@ -28,6 +28,16 @@ class SetupTest(unittest.TestCase):
         self.assertEqual(llc["rocksdb"], {"compaction_pri": "kRoundRobin"})
         self.assertNotIn("rocksdb", greedy)
 
+    def test_every_comparison_runs_each_system_in_its_own_process(self):
+        # One repeat of the random load outlasts a sitting: its parts are
+        # kept one by one (experiments/README.md, "Separate comparisons").
+        for exp in paper.EXPERIMENTS.values():
+            for c in exp.comparisons(settings()):
+                self.assertTrue(c.separate, c.key)
+        # What a part keeps is keyed by its system, so the parts join.
+        self.assertEqual(list(compact.compact({"schemes": [{"name": "llc", "phases": []}]})["phases"]),
+                         ["llc"])
+
     def test_spec_options_override_the_settings(self):
         s = settings()
         self.assertEqual(setup.volume_config(s, "geardb/k:8", 18)["scheme"]["k"], 8)

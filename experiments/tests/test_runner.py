@@ -255,6 +255,76 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertEqual(self.ncalls(), 10)
 
+    def separate(self):
+        """The noise experiment with its comparison run in parts."""
+        import dataclasses
+        from hhzs import paper
+        exp = paper.EXPERIMENTS["noise"]
+        whole = exp.comparisons
+        exp.comparisons = lambda s: [dataclasses.replace(c, separate=True) for c in whole(s)]
+        self.addCleanup(setattr, exp, "comparisons", whole)
+
+    def calls_schemes(self):
+        return [[a.split("=", 1)[0] for a in line.split("--scheme ")[1:]]
+                for line in read(self.calls).splitlines()]
+
+    def test_separate_comparison_runs_each_scheme_alone_and_joins_the_repeat(self):
+        self.separate()
+        code, err = self.main(*self.argv())
+        self.assertEqual(code, 0, err)
+        calls = self.calls_schemes()
+        self.assertEqual(len(calls), 12)            # 3 repeats x 4 schemes, one process each
+        self.assertTrue(all(len(c) == 1 for c in calls))
+        # Rotated by one per repeat.
+        self.assertEqual([c[0] for c in calls[4:8]], [c[0] for c in calls[1:4] + calls[0:1]])
+        sm = self.summary()
+        runs = sm["comparisons"]["a"]["runs"]
+        self.assertEqual([r["repeat"] for r in runs], [1, 2, 3])
+        self.assertEqual(sorted(runs[1]["phases"]), ["b3", "b3#2", "hhzs", "hhzs#2"])
+        self.assertEqual(sm["comparisons"]["a"]["parts"], [])
+        self.assertTrue(sm["comparisons"]["a"]["spec"]["separate"])
+        self.assertIn(f"1.200 (1.100-1.300){DAGGER}", read(os.path.join(self.docs, "RESULTS.md")))
+        stamp = load(os.path.join(self.results, "hhzs", "noise", "a-r2.stamp.json"))
+        self.assertEqual(sorted(stamp["parts"]), ["b3", "b3#2", "hhzs", "hhzs#2"])
+        self.assertEqual(len(stamp["command"]), 4)
+        self.assertEqual(stamp["start"], min(p["start"] for p in stamp["parts"].values()))
+        self.assertEqual(stamp["end"], max(p["end"] for p in stamp["parts"].values()))
+        self.assertEqual(stamp["seed"], 2)
+        # Done before: nothing runs again.
+        self.assertEqual(self.main(*self.argv())[0], 0)
+        self.assertEqual(self.ncalls(), 12)
+
+    def test_separate_repeat_resumes_at_its_missing_part_on_a_fresh_machine(self):
+        self.separate()
+        os.environ["FAKE_ZSBENCH"] = json.dumps(dict(json.loads(self.env["FAKE_ZSBENCH"]),
+                                                     fail_scheme={"b3#2": "exit1"}))
+        code, err = self.main(*self.argv())
+        self.assertEqual(code, 1)                   # no repeat counts without b3#2
+        sm = self.summary()
+        self.assertEqual(sm["comparisons"]["a"]["runs"], [])
+        parts = sm["comparisons"]["a"]["parts"]
+        self.assertEqual(sorted((p["repeat"], p["part"]) for p in parts),
+                         [(r, n) for r in (1, 2, 3) for n in ("b3", "hhzs", "hhzs#2")])
+        self.assertTrue(all(p["stamp"]["command"] for p in parts))
+        # A fresh machine: only the committed summary is left.
+        shutil.rmtree(self.results)
+        os.environ["FAKE_ZSBENCH"] = self.env["FAKE_ZSBENCH"]
+        code, err = self.main(*self.argv())
+        self.assertEqual(code, 0, err)
+        self.assertEqual(self.calls_schemes()[12:], [["b3#2"]] * 3)
+        sm = self.summary()
+        self.assertEqual([r["repeat"] for r in sm["comparisons"]["a"]["runs"]], [1, 2, 3])
+        self.assertEqual(sm["comparisons"]["a"]["parts"], [])
+        self.assertIn(f"1.200 (1.100-1.300){DAGGER}", read(os.path.join(self.docs, "RESULTS.md")))
+        stamp = load(os.path.join(self.results, "hhzs", "noise", "a-r1.stamp.json"))
+        self.assertIn("restored", stamp["parts"]["hhzs"])
+        self.assertNotIn("restored", stamp["parts"]["b3#2"])
+        # The complete repeats restore whole: nothing runs again.
+        shutil.rmtree(self.results)
+        self.assertEqual(self.main(*self.argv())[0], 0)
+        self.assertEqual(self.ncalls(), 15)
+        self.assertEqual([r["repeat"] for r in self.summary()["comparisons"]["a"]["runs"]], [1, 2, 3])
+
     def test_settings_mismatch_exits_5_and_fresh_discards(self):
         self.assertEqual(self.main(*self.argv())[0], 0)
         path = os.path.join(self.results, "hhzs", "noise", "a-r1.stamp.json")
