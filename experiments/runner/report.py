@@ -127,10 +127,26 @@ def figures(tables, exp, fig_dir):
     return written
 
 
+def open_parts_line(summary):
+    """The parts measured of separate comparisons' repeats not yet
+    complete: which, when and at which commit (no number: a part alone has
+    no ratio)."""
+    items = []
+    for key, comp in (summary or {}).get("comparisons", {}).items():
+        for p in comp.get("parts", []):
+            st = p.get("stamp", {})
+            items.append(f"{key} repeat {p['repeat']} {p['part']} ({st.get('start', '?')} to "
+                         f"{st.get('end', '?')}, commit {str(st.get('git.commit', '?'))[:10]})")
+    if not items:
+        return []
+    return ["**In progress** (parts of repeats not yet complete; the runner resumes at the next "
+            "part): " + "; ".join(items) + ".", ""]
+
+
 def experiment_section(paper, exp, summary, docs_dir, fig_dir, current):
     out = [f"## {exp.title} (`{exp.name}`)", "", exp.how, "", f"The paper: {exp.paper}", ""]
     if not summary or not any(c["runs"] for c in summary["comparisons"].values()):
-        return "\n".join(out + ["Not yet measured.", ""]) + "\n"
+        return "\n".join(out + ["Not yet measured.", ""] + open_parts_line(summary)) + "\n"
     differ = {k: v for k, v in summary["settings"].items() if current.get(k) != v}
     if differ:
         out += ["Measured under settings other than the ones above: "
@@ -142,6 +158,7 @@ def experiment_section(paper, exp, summary, docs_dir, fig_dir, current):
                if not summary["comparisons"].get(c.key, {}).get("runs")]
     if missing:
         out += [f"**Not yet run:** {', '.join(missing)} (the runner resumes them).", ""]
+    out += open_parts_line(summary)
     tables = exp.tables(summary)
     for t in tables:
         out.append(t.markdown())
@@ -168,13 +185,28 @@ COUNTS = ("A run counts only if zsbench exited 0, every scheme ran every phase a
           "inserted every record.")
 
 
+def within(paper, settings, tool):
+    """Where a ratio's two numbers come from, as the comparisons run."""
+    comps = [c for e in paper.EXPERIMENTS.values() for c in e.comparisons(settings)]
+    if comps and all(c.separate for c in comps):
+        return (f"every ratio is taken within one repeat, whose systems run one after another, "
+                f"each in a {tool} process of its own with the repeat's seed (a repeat outlasts a "
+                "sitting; the stamps give each part's start, end and commit)")
+    if any(c.separate for c in comps):
+        return (f"every ratio is taken within one repeat: within one {tool} run (same process, "
+                "same machine state), or, for a separate comparison (its spec in the summary says so), "
+                "between its systems' "
+                f"own {tool} processes run one after another with the repeat's seed")
+    return f"every ratio is taken within one {tool} run (same process, same machine state)"
+
+
 def generate(paper, settings, docs_dir, fig_dir, out_path):
     tool = getattr(paper, "TOOL", "zsbench")
     parts = [HEADER.format(paper=paper.NAME), "", f"# {paper.TITLE}: results", "", paper.ABOUT.strip(), "",
              "## How to read the tables", "",
              f"Every comparison runs {settings['repeats']} times (repeat r with {tool} `--seed r`); "
-             f"every ratio is taken within one {tool} run (same process, same machine state) and "
-             "reported as the median with the lowest and highest in brackets. A ratio whose range "
+             + within(paper, settings, tool) +
+             " and reported as the median with the lowest and highest in brackets. A ratio whose range "
              f"includes 1.0 is marked *tie*. The noise budget is {stats.NOISE_BUDGET:.0%}: a spread "
              f"(max - min) / median above it is marked {stats.DAGGER}. "
              + getattr(paper, "COUNTS", COUNTS) + " The "

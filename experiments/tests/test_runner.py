@@ -306,6 +306,9 @@ class RunnerTest(unittest.TestCase):
         self.assertEqual(sorted((p["repeat"], p["part"]) for p in parts),
                          [(r, n) for r in (1, 2, 3) for n in ("b3", "hhzs", "hhzs#2")])
         self.assertTrue(all(p["stamp"]["command"] for p in parts))
+        text = read(os.path.join(self.docs, "RESULTS.md"))
+        self.assertIn("**In progress**", text)
+        self.assertIn("a repeat 3 hhzs#2 (", text)
         # A fresh machine: only the committed summary is left.
         shutil.rmtree(self.results)
         os.environ["FAKE_ZSBENCH"] = self.env["FAKE_ZSBENCH"]
