@@ -98,11 +98,6 @@ def join(parts):
     return parts[0]
 
 
-# A separate repeat's stamp: these fields come from its first or last
-# part, or all of them; a part keeps its own in `parts`.
-SPAN = {"start": min, "load_start": None, "end": max, "load_end": None}
-
-
 def joined_stamp(spec, stamps):
     """The stamp of a separate comparison's repeat from its parts' stamps
     {name: stamp}: the fields all parts share, those that differ joined
