@@ -21,6 +21,7 @@ import subprocess
 import time
 
 from . import guard, stamps
+from .core import Comparison
 from .zsbench import problems
 
 EXIT_SETTINGS = 5
@@ -82,6 +83,11 @@ def differing(old, new):
     keys = sorted(set(old) | set(new))
     return [f"{k}: {old.get(k, '(unset)')!r} then, {new.get(k, '(unset)')!r} now"
             for k in keys if old.get(k) != new.get(k)]
+
+
+def file_name(name):
+    """A scheme's name as a file name, also inside zonestack:// URIs."""
+    return "".join(c if c.isalnum() or c in "._-+" else "_" for c in name)
 
 
 def join(parts):
@@ -164,8 +170,7 @@ class Runner:
         return os.path.join(self.dir, f"{key}-r{r}")
 
     def part_stem(self, key, r, name):
-        safe = "".join(c if c.isalnum() or c in "._-+" else "_" for c in name)
-        return f"{self.stem(key, r)}-{safe}"
+        return f"{self.stem(key, r)}-{file_name(name)}"
 
     @staticmethod
     def parts_order(comp, r):
@@ -230,9 +235,9 @@ class Runner:
                 stem = self.part_stem(key, r, name)
                 if os.path.exists(stem + ".stamp.json"):
                     continue
-                spec = dict(comp.get("spec") or {}, schemes=[
-                    s for s in (comp.get("spec") or {}).get("schemes", []) if s[0] == name])
-                spec.pop("separate", None)
+                whole = comp.get("spec") or {}
+                spec = Comparison(key, [tuple(x) for x in whole.get("schemes", [])],
+                                  whole.get("workload"), whole.get("params") or {}).part(name).spec()
                 stamp = dict(common, **part.get("stamp", {}))
                 stamp.update(settings=self.run_settings, spec=spec,
                              restored=f"from {os.path.relpath(path)}")
@@ -333,8 +338,7 @@ class Runner:
         configs = {}
         for name, spec in comp.schemes:
             cfg = self.paper.volume_config(self.settings, spec, comp)
-            safe = "".join(c if c.isalnum() or c in "._-+" else "_" for c in name)
-            path = os.path.join(cfg_dir, f"{safe}.json")
+            path = os.path.join(cfg_dir, f"{file_name(name)}.json")
             write_json(path, cfg)
             configs[name] = cfg
             cmd += ["--scheme", f"{name}=zonestack://{path}"]
