@@ -63,7 +63,8 @@ def phase_compact(p, params=None):
     seconds] since mount. busy: the head's busy seconds per I/O class.
     wb: device bytes written per class. comp: compactions_compact(). tl,
     zones: checkpoints_compact() (tl only if params["timeline"]). steps: geardb's steps by kind and its
-    cascaded and out-of-window bytes."""
+    cascaded and out-of-window bytes. ml: zfs's metadata log since mount, [records, bytes, flushes,
+    rolls, snapshot bytes] (absent in results from before zsbench reported it)."""
     d = (p.get("devices") or [{}])[0]
     gc = p.get("gc") or {}
     c = {"ops_s": _r(p.get("ops_per_second", 0.0)), "ops": p.get("ops", 0), "s": _r(p["seconds"]),
@@ -73,6 +74,9 @@ def phase_compact(p, params=None):
          "busy": {k: _r(v * p["seconds"]) for k, v in d.get("busy_by_class", {}).items() if k in CLASSES},
          "wb": {k: v["write_bytes"] for k, v in d.get("by_class", {}).items() if v.get("write_bytes")},
          "busy_all": _r(d.get("busy_fraction", 0.0))}
+    ml = p.get("metadata_log")
+    if ml:
+        c["ml"] = [ml.get(k, 0) for k in ("records", "bytes", "flushes", "rolls", "snapshot_bytes")]
     comp = compactions_compact(p)
     if comp:
         c["comp"] = comp

@@ -111,7 +111,11 @@ def breakdown_table(sm, key, systems):
              ("GC time", lambda p: p["gc"][3], 1),
              ("GC time / load time", lambda p: p["gc"][3] / p["s"], 3),
              ("compaction time", comp(1), 1),
-             ("GC bytes / device bytes written", lambda p: p["gc"][2] / max(1, sum(p["wb"].values())), 3)]
+             ("GC bytes / device bytes written", lambda p: p["gc"][2] / max(1, sum(p["wb"].values())), 3),
+             ("zfs metadata log records", lambda p: p["ml"][0] if p.get("ml") else None, 0),
+             ("zfs metadata log MiB written", lambda p: p["ml"][1] / 2**20 if p.get("ml") else None, 1),
+             ("metadata bytes / device bytes written",
+              lambda p: p["wb"].get("metadata", 0) / max(1, sum(p["wb"].values())), 3)]
     for name, get, digits in rows:
         t.add(name, *[stat(per_run(sm, key, lambda r, x=x: field(r, x, RANDOM, get)), digits)
                       for x in systems])

@@ -105,6 +105,8 @@ def zsbench_phase(name="fillrandom", ops=800, ops_s=100.0, gc_bytes=0, zones=Non
             "devices": [{"busy_fraction": 0.9, "busy_by_class": {"wal": 0.1, "compaction": 0.5, "gc": 0.25},
                          "by_class": {"wal": {"write_bytes": 100}, "gc": {"write_bytes": gc_bytes}}}],
             "gc": {"runs": 2, "zones_reclaimed": 1, "bytes_relocated": gc_bytes, "seconds": 2.0},
+            "metadata_log": {"records": 40, "bytes": 172032, "flushes": 38, "rolls": 1,
+                             "snapshot_bytes": 8192},
             "checkpoints": cps,
             "compactions": {"count": 5, "seconds": 1.5, "input_bytes": 10, "output_bytes": 20,
                             "trivial_moves": 1, "by_kind": {"level_size": 5},
@@ -127,6 +129,7 @@ class CompactTest(unittest.TestCase):
         c = compact.phase_compact(zsbench_phase(gc_bytes=500), {"timeline": True})
         self.assertEqual(c["busy"], {"wal": 0.8, "compaction": 4.0, "gc": 2.0})
         self.assertEqual(c["gc"], [2, 1, 500, 2.0])
+        self.assertEqual(c["ml"], [40, 172032, 38, 1, 8192])
         self.assertEqual(c["comp"][:3], [5, 1.5, 300000.0])
         self.assertEqual(c["comp"][6], 4)
         self.assertEqual(len(c["tl"]), 80)

@@ -65,6 +65,14 @@ struct MemoryBackingOptions {
 std::unique_ptr<Backing> NewMemoryBacking(const DeviceInfo& info,
                                           const MemoryBackingOptions& options = {});
 
+// Memory for every zone taken and its capacity made resident before the
+// device opens (the URI's memory=reserve), so no write in the device's
+// life touches fresh memory; an emptied zone keeps its memory. The price
+// is num_zones x zone_capacity bytes of host memory held from the start.
+// ResourceExhausted, naming both sizes, when the host's available memory
+// (MemAvailable) is smaller.
+absl::StatusOr<std::unique_ptr<Backing>> NewReservedMemoryBacking(const DeviceInfo& info);
+
 // Opens `path` for `info` and locks it (flock) for as long as the backing
 // lives, so one device file has one user at a time. A missing or empty
 // file is made into a new, empty device; anything else must be a whole

@@ -19,6 +19,7 @@ namespace {
 constexpr const char* kParams =
     "zones=N, scale=1/K or a fraction, conv=N (conventional zones), "
     "max_open=N, max_active=N, file=PATH (persistent backing), "
+    "memory=lazy|reserve (memory as zones are first written, or all of it at open), "
     "timing=real|sim|none, write_cache=BYTES (a disk's write-back cache; 0: off), "
     "positioning=1/K or a fraction (a disk's seek and rotational waits times it), "
     "slc=host|device|none (an SLC/QLC SSD: HZNS zones, DM Hybrid, pure QLC), "
@@ -98,7 +99,7 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
   info.name = preset->name;
   double scale = 1;
   std::optional<uint64_t> conv;
-  std::string file, timing = "real", slc = "host";
+  std::string file, timing = "real", slc = "host", memory = "lazy";
   uint64_t slc_idle_ms = 0, slc_idle_target = 50;
   bool slc_idle_given = false;
   // SplitZNS's device techniques (section 4.4), all on as in the paper.
@@ -196,6 +197,11 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
         return BadUri(uri, "file= needs a path (leave file out for an in-memory device)");
       }
       file = value;
+    } else if (key == "memory") {
+      if (value != "lazy" && value != "reserve") {
+        return BadUri(uri, absl::StrCat("memory='", value, "' must be lazy or reserve"));
+      }
+      memory = value;
     } else if (key == "timing") {
       if (value != "real" && value != "sim" && value != "none") {
         return BadUri(uri, absl::StrCat("timing='", value, "' must be real, sim or none"));
@@ -206,6 +212,9 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
     }
   }
   if (info.num_zones == 0) return BadUri(uri, "zones must be at least 1");
+  if (memory == "reserve" && !file.empty()) {
+    return BadUri(uri, "memory=reserve is for an in-memory device, not with file=");
+  }
   if (slc_idle_given && slc != "device") {
     return BadUri(uri, "slc_idle_ms and slc_idle_target apply to slc=device only");
   }
@@ -298,8 +307,13 @@ absl::StatusOr<std::unique_ptr<ZonedDevice>> OpenEmulated(const std::string& uri
     if (!backing.ok()) return backing.status();
     opts.backing = std::move(*backing);
   }
+  opts.reserve_memory = memory == "reserve";
   auto dev = EmulatedDevice::Create(std::move(opts));
-  if (!dev.ok()) return BadUri(uri, std::string(dev.status().message()));
+  // The code is kept: a host without the memory is not a bad URI.
+  if (!dev.ok()) {
+    return absl::Status(dev.status().code(),
+                        absl::StrCat("device URI '", uri, "': ", dev.status().message()));
+  }
   return std::unique_ptr<ZonedDevice>(std::move(*dev));
 }
 

@@ -101,7 +101,15 @@ absl::StatusOr<std::unique_ptr<EmulatedDevice>> EmulatedDevice::Create(
   if (auto s = ValidateSubzoneRing(options); !s.ok()) return s;
   if (auto s = ValidateHostAware(options); !s.ok()) return s;
   if (!options.timing) options.timing = std::make_unique<NoTiming>();
-  if (!options.backing) {
+  if (options.reserve_memory && options.backing) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "device ", options.info.name, ": reserve_memory is for the memory backing, not beside a backing"));
+  }
+  if (options.reserve_memory) {
+    auto reserved = NewReservedMemoryBacking(options.info);
+    if (!reserved.ok()) return reserved.status();
+    options.backing = std::move(*reserved);
+  } else if (!options.backing) {
     options.backing = NewMemoryBacking(options.info,
                                        options.timing->timed() ? kPacedMemory : kUntimedMemory);
   }

@@ -28,6 +28,10 @@ struct EmulatorOptions {
   DeviceInfo info;
   std::unique_ptr<TimingModel> timing;  // null = instant
   std::unique_ptr<Backing> backing;     // null = memory
+  // With no backing: all the memory taken and made resident at Create
+  // (NewReservedMemoryBacking, the URI's memory=reserve) instead of as
+  // zones are first written. Refused beside a backing.
+  bool reserve_memory = false;
   std::shared_ptr<Clock> clock;         // null = RealClock::Default()
   // A device-managed hybrid ("DM Hybrid", ZnH2 2.3): the host sees
   // native-mode zones and the firmware keeps a hidden SLC cache

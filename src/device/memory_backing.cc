@@ -1,8 +1,16 @@
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstring>
+#include <fstream>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "device/backing.h"
 #include "device/fill_ahead.h"
 
@@ -16,7 +24,9 @@ namespace {
 // pays the kernel's page faults only once. With fill-ahead, those faults
 // are taken by a thread of their own ahead of each zone's write position,
 // and a few fresh mappings (spares) wait with their first bytes resident
-// for the next zones written for the first time.
+// for the next zones written for the first time. A reserved backing
+// (Reserve) maps and populates every zone before the device opens, and
+// an emptied zone keeps its mapping, so no write ever faults.
 class MemoryBacking : public Backing {
  public:
   MemoryBacking(const DeviceInfo& info, const MemoryBackingOptions& options)
@@ -30,6 +40,21 @@ class MemoryBacking : public Backing {
     while (spares_.size() < std::min<uint64_t>(spare_zones_, info.num_zones)) {
       if (!AddSpare()) break;
     }
+  }
+
+  // Maps every zone and makes its capacity resident. On a kernel without
+  // MADV_POPULATE_WRITE (older than 5.14) the pages are touched one by one.
+  absl::Status Reserve() {
+    reserved_ = true;
+    static const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    for (Zone& z : zones_) {
+      z.data = Map();
+      if (!z.data) return absl::ResourceExhaustedError("memory=reserve: mmap failed");
+      if (!FillAhead::PopulateWrite(z.data, zone_capacity_)) {
+        for (uint64_t i = 0; i < zone_capacity_; i += page) z.data[i] = 0;
+      }
+    }
+    return absl::OkStatus();
   }
 
   ~MemoryBacking() override {
@@ -89,7 +114,11 @@ class MemoryBacking : public Backing {
       Zone& z = zones_[offset / zone_size_];
       const uint64_t in_zone = offset % zone_size_;
       const uint64_t n = std::min<uint64_t>(length, zone_size_ - in_zone);
-      if (in_zone == 0 && n >= z.filled) {
+      if (in_zone == 0 && n >= z.filled && reserved_) {
+        // The mapping stays with its zone; what it held reads as zeroes
+        // (`stale` already covers it, so later writes zero any gap).
+        z.filled = 0;
+      } else if (in_zone == 0 && n >= z.filled) {
         if (z.data) pool_.push_back(z.data);
         z = Zone{};
       } else if (in_zone + n >= z.filled) {
@@ -165,6 +194,7 @@ class MemoryBacking : public Backing {
   const uint64_t zone_capacity_;
   const uint32_t spare_zones_;
   uint64_t populate_step_;  // 0 once the kernel refused
+  bool reserved_ = false;   // every zone mapped and resident (Reserve)
   std::vector<Zone> zones_;
   std::vector<uint8_t*> pool_;    // emptied zones' mappings, resident
   std::vector<uint8_t*> spares_;  // fresh mappings, oldest first
@@ -172,7 +202,36 @@ class MemoryBacking : public Backing {
   std::unique_ptr<FillAhead> fill_;
 };
 
+// The host's MemAvailable in bytes; nullopt where /proc/meminfo does not
+// say (then the reservation is tried without the check).
+std::optional<uint64_t> AvailableMemory() {
+  std::ifstream meminfo("/proc/meminfo");
+  constexpr std::string_view kKey = "MemAvailable:";
+  for (std::string line; std::getline(meminfo, line);) {
+    if (!line.starts_with(kKey)) continue;
+    // "MemAvailable:   N kB"; SimpleAtoi takes the spaces around N.
+    const absl::string_view n =
+        absl::StripSuffix(absl::string_view(line).substr(kKey.size()), "kB");
+    uint64_t kib = 0;
+    if (absl::SimpleAtoi(n, &kib)) return kib * 1024;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<Backing>> NewReservedMemoryBacking(const DeviceInfo& info) {
+  const uint64_t needed = info.num_zones * info.zone_capacity;
+  if (auto available = AvailableMemory(); available.has_value() && needed > *available) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "device ", info.name, ": memory=reserve needs ", needed >> 20,
+        " MiB (zones x zone capacity); the host has ", *available >> 20,
+        " MiB available (leave memory=reserve out, or use fewer zones or a smaller scale)"));
+  }
+  auto backing = std::make_unique<MemoryBacking>(info, MemoryBackingOptions{});
+  if (auto s = backing->Reserve(); !s.ok()) return s;
+  return backing;
+}
 
 std::unique_ptr<Backing> NewMemoryBacking(const DeviceInfo& info,
                                           const MemoryBackingOptions& options) {

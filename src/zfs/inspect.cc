@@ -258,4 +258,9 @@ absl::StatusOr<std::vector<std::string>> VolumeImpl::DumpLog() const {
   return log_->Dump();
 }
 
+MetadataLogTotals VolumeImpl::LogTotals() const {
+  absl::MutexLock lock(&mu_);
+  return log_ ? log_->totals() : MetadataLogTotals{};
+}
+
 }  // namespace zonestack::zfs

@@ -253,7 +253,12 @@ absl::Status MetadataLog::WriteRecord(const Record& r, bool durable) {
   if (auto s = dev_->Write(write_offset_, bytes, kMeta); !s.ok()) return s;
   write_offset_ += bytes.size();
   ++next_index_;
-  return durable ? dev_->Flush(kMeta) : absl::OkStatus();
+  ++totals_.records;
+  totals_.bytes += bytes.size();
+  if (r.type == RecordType::kSnapshot) totals_.snapshot_bytes += bytes.size();
+  if (!durable) return absl::OkStatus();
+  ++totals_.flushes;
+  return dev_->Flush(kMeta);
 }
 
 absl::Status MetadataLog::Append(const std::vector<Op>& ops, const SnapshotFn& snapshot,
@@ -287,6 +292,7 @@ absl::Status MetadataLog::Roll(const SnapshotFn& snapshot) {
   if (auto s = dev_->ResetZone(zone, kMeta); !s.ok()) return s;
   auto header = EncodeLogZoneHeader({id_, sequence_}, bs);
   if (auto s = dev_->Write(dev_->ZoneStart(zone), header, kMeta); !s.ok()) return s;
+  totals_.bytes += header.size();
   auto state = snapshot();
   if (!state.ok()) return state.status();
   if (auto s = WriteRecord({RecordType::kSnapshot, std::move(*state)}); !s.ok()) {
@@ -295,6 +301,7 @@ absl::Status MetadataLog::Roll(const SnapshotFn& snapshot) {
         "metadata snapshot does not fit in one metadata zone: ", s.message()));
   }
   rolling_ = false;
+  ++totals_.rolls;
   // Only once the new snapshot is durable may the old zone go.
   return dev_->ResetZone(zones_[previous_], kMeta);
 }

@@ -20,6 +20,16 @@
 
 namespace zonestack::zfs {
 
+// What a metadata log wrote since it was opened: what each file operation
+// costs the device beside the data (GearDB's analysis weighs it on a disk).
+struct MetadataLogTotals {
+  uint64_t records = 0;         // records written, snapshots included
+  uint64_t bytes = 0;           // written: records padded to blocks, zone headers
+  uint64_t flushes = 0;         // device flushes that made records durable
+  uint64_t rolls = 0;           // rolls to a fresh zone with a new snapshot
+  uint64_t snapshot_bytes = 0;  // of `bytes`, the snapshots' (padded)
+};
+
 // Not thread-safe: the volume serializes calls.
 class MetadataLog {
  public:
@@ -62,6 +72,7 @@ class MetadataLog {
   absl::StatusOr<std::vector<std::string>> Dump() const;
 
   uint32_t active_zone() const { return zones_[active_]; }
+  const MetadataLogTotals& totals() const { return totals_; }
 
  private:
   MetadataLog(device::ZonedDevice* dev, std::vector<uint32_t> zones, const VolumeId& id,
@@ -80,6 +91,7 @@ class MetadataLog {
   // yet; zones_[previous_] holds the newest complete log.
   bool rolling_ = false;
   size_t previous_ = 0;
+  MetadataLogTotals totals_;
 };
 
 }  // namespace zonestack::zfs

@@ -701,6 +701,7 @@ std::vector<FileInfo> Volume::Files() const { return impl_->Files(); }
 std::vector<std::string> Volume::Check() const { return impl_->Check(); }
 std::vector<std::string> Volume::CheckData() const { return impl_->CheckData(); }
 absl::StatusOr<std::vector<std::string>> Volume::DumpLog() const { return impl_->DumpLog(); }
+MetadataLogTotals Volume::metadata_log_totals() const { return impl_->LogTotals(); }
 const std::vector<std::shared_ptr<device::ZonedDevice>>& Volume::devices() const {
   return impl_->devices_;
 }

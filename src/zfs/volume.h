@@ -16,6 +16,7 @@
 #include "device/clock.h"
 #include "device/zoned_device.h"
 #include "zfs/cache_zones.h"
+#include "zfs/metadata_log.h"
 #include "zfs/placement.h"
 
 namespace zonestack::zfs {
@@ -305,7 +306,8 @@ class Volume {
   absl::Status CreateDir(const std::string& path);
   absl::Status DeleteDir(const std::string& path);
   // Updates a file's hint, e.g. when the LSM level becomes known later.
-  // Durable when it returns, like a rename.
+  // Logged but not flushed: a hint guides placement only, and the next
+  // durable change carries it.
   absl::Status SetHint(const std::string& path, const FileHint& hint);
 
   // Moves a live file's data to `device` while readers keep reading: copy,
@@ -358,6 +360,8 @@ class Volume {
   std::vector<std::string> CheckData() const;
   // The metadata log, one line per record, oldest first.
   absl::StatusOr<std::vector<std::string>> DumpLog() const;
+  // What the metadata log wrote since mount.
+  MetadataLogTotals metadata_log_totals() const;
   const std::vector<std::shared_ptr<device::ZonedDevice>>& devices() const;
 
  private:

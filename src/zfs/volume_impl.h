@@ -394,6 +394,7 @@ class VolumeImpl {
   // The CRC-32 of `length` bytes at `offset` on `device`, read in pieces.
   absl::StatusOr<uint32_t> ReadCrc(uint32_t device, uint64_t offset, uint64_t length) const;
   absl::StatusOr<std::vector<std::string>> DumpLog() const;
+  MetadataLogTotals LogTotals() const;
 
   const Label& label() const { return label_; }
   const std::vector<Member>& members() const { return members_; }

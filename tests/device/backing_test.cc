@@ -441,19 +441,34 @@ DeviceInfo SmallInfo() {
   return i;
 }
 
-// Every memory backing test runs without and with fill-ahead (and its
-// spare zones): the thread must never change what reads return.
-class MemoryBackingTest : public testing::TestWithParam<bool> {
+// Every memory backing test runs on each way the memory is taken: as zones
+// are first written, with fill-ahead (and its spare zones), and all of it
+// reserved at the start. None may change what reads return.
+enum class MemoryKind { kLazy, kFillAhead, kReserved };
+
+class MemoryBackingTest : public testing::TestWithParam<MemoryKind> {
  protected:
   static std::unique_ptr<Backing> NewBacking() {
+    if (GetParam() == MemoryKind::kReserved) {
+      auto b = NewReservedMemoryBacking(SmallInfo());
+      EXPECT_TRUE(b.ok()) << b.status();
+      return b.ok() ? std::move(*b) : nullptr;
+    }
     MemoryBackingOptions o;
-    if (GetParam()) o = {.fill_ahead = 16 * KiB, .spare_zones = 2};
+    if (GetParam() == MemoryKind::kFillAhead) o = {.fill_ahead = 16 * KiB, .spare_zones = 2};
     return NewMemoryBacking(SmallInfo(), o);
   }
 };
-INSTANTIATE_TEST_SUITE_P(FillAhead, MemoryBackingTest, testing::Bool(),
-                         [](const testing::TestParamInfo<bool>& p) {
-                           return p.param ? "With" : "Without";
+INSTANTIATE_TEST_SUITE_P(Memory, MemoryBackingTest,
+                         testing::Values(MemoryKind::kLazy, MemoryKind::kFillAhead,
+                                         MemoryKind::kReserved),
+                         [](const testing::TestParamInfo<MemoryKind>& p) {
+                           switch (p.param) {
+                             case MemoryKind::kLazy: return "Lazy";
+                             case MemoryKind::kFillAhead: return "FillAhead";
+                             case MemoryKind::kReserved: return "Reserved";
+                           }
+                           return "Unknown";
                          });
 
 TEST_P(MemoryBackingTest, NeverWrittenBlocksReadAsZeroes) {
@@ -509,18 +524,25 @@ TEST_P(MemoryBackingTest, DiscardedTailStaysZeroAfterLaterWritesBeforeIt) {
 }
 
 TEST_P(MemoryBackingTest, RecycledZoneMemoryReadsZeroesWhereNotWritten) {
-  // A fully discarded zone hands its memory back for reuse by another zone;
-  // none of its old bytes may show through there.
-  auto b = NewBacking();
-  ASSERT_OK(b->Write(0, Pattern(4 * kBlock, 1)));
-  ASSERT_OK(b->Discard(0, 64 * KiB));
-  ASSERT_OK(b->Write(64 * KiB + 2 * kBlock, Pattern(kBlock, 2)));
-  std::vector<uint8_t> buf(4 * kBlock, 0xAA);
-  ASSERT_OK(b->Read(64 * KiB, buf));
-  std::vector<uint8_t> want = Zeroes(4 * kBlock);
-  const std::vector<uint8_t> data = Pattern(kBlock, 2);
-  std::copy(data.begin(), data.end(), want.begin() + 2 * kBlock);
-  EXPECT_EQ(buf, want);
+  // A fully discarded zone hands its memory back for reuse by another zone
+  // (or, reserved, keeps it for its own next write); none of its old bytes
+  // may show through, whether the next write starts at the zone's start
+  // or further in.
+  for (const uint64_t first : {uint64_t{0}, 2 * kBlock}) {
+    auto b = NewBacking();
+    ASSERT_OK(b->Write(0, Pattern(4 * kBlock, 1)));
+    ASSERT_OK(b->Discard(0, 64 * KiB));
+    ASSERT_OK(b->Write(first, Pattern(kBlock, 3)));  // the zone itself again
+    ASSERT_OK(b->Write(64 * KiB + first, Pattern(kBlock, 2)));
+    for (const uint64_t zone : {uint64_t{0}, uint64_t{1}}) {
+      std::vector<uint8_t> buf(4 * kBlock, 0xAA);
+      ASSERT_OK(b->Read(zone * 64 * KiB, buf));
+      std::vector<uint8_t> want = Zeroes(4 * kBlock);
+      const std::vector<uint8_t> data = Pattern(kBlock, zone == 0 ? 3 : 2);
+      std::copy(data.begin(), data.end(), want.begin() + static_cast<std::ptrdiff_t>(first));
+      EXPECT_EQ(buf, want) << "zone " << zone << ", first write at " << first;
+    }
+  }
 }
 
 TEST_P(MemoryBackingTest, WriteBeyondADiscardedTailLeavesTheGapZero) {
@@ -630,9 +652,35 @@ TEST(OpenDeviceTest, UnknownParameterListsTheParameters) {
   EXPECT_EQ(dev.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(Contains(dev.status(), "unknown parameter 'colour'")) << dev.status();
   for (const char* p : {"zones=", "scale=", "conv=", "max_open=", "max_active=",
-                        "file=", "timing=", "write_cache=", "positioning="}) {
+                        "file=", "memory=", "timing=", "write_cache=", "positioning="}) {
     EXPECT_TRUE(Contains(dev.status(), p)) << p << ": " << dev.status();
   }
+}
+
+TEST(OpenDeviceTest, ReservedMemoryHoldsDataAndIsRefusedWhereItCannotBe) {
+  auto dev = OpenDevice("emu:zn540?zones=8&scale=1/1024&timing=none&memory=reserve");
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  const DeviceInfo& info = (*dev)->info();
+  const uint64_t zone = info.num_conventional_zones;  // the first sequential one
+  const std::vector<uint8_t> data = Pattern(info.block_size, 7);
+  ASSERT_OK((*dev)->Write(info.zone_size * zone, data, kCtx));
+  std::vector<uint8_t> buf(info.block_size);
+  ASSERT_OK((*dev)->Read(info.zone_size * zone, buf, kCtx));
+  EXPECT_EQ(buf, data);
+
+  auto refused = [](const std::string& uri, absl::StatusCode code, const std::string& says) {
+    auto d = OpenDevice(uri);
+    ASSERT_FALSE(d.ok()) << uri;
+    EXPECT_EQ(d.status().code(), code) << d.status();
+    EXPECT_TRUE(Contains(d.status(), says)) << d.status();
+  };
+  refused("emu:zn540?zones=8&memory=eager", absl::StatusCode::kInvalidArgument,
+          "must be lazy or reserve");
+  refused("emu:zn540?zones=8&memory=reserve&file=/tmp/x.img",
+          absl::StatusCode::kInvalidArgument, "not with file=");
+  // Far more than any host here: refused before any memory is taken.
+  refused("emu:st14000nm0007?zones=100000&timing=none&memory=reserve",
+          absl::StatusCode::kResourceExhausted, "MiB available");
 }
 
 TEST(OpenDeviceTest, BadScaleSaysWhatIsValid) {

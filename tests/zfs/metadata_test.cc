@@ -121,6 +121,32 @@ TEST_F(MetadataTest, LogRollsToTheOtherZoneWhenFullAndRemountStillWorks) {
   ExpectConsistent(*vol_);
 }
 
+TEST_F(MetadataTest, LogTotalsCountPaddedRecordsFlushesAndRolls) {
+  // 1 MiB zones holding 134 blocks, as above: a few hundred records roll.
+  FormatAndMount({OpenDev("emu:zn540?zones=24&scale=1/2048&timing=none")});
+  const uint64_t block = vol_->devices()[0]->info().block_size;
+  const MetadataLogTotals start = vol_->metadata_log_totals();
+  for (int i = 0; i < 5; ++i) ASSERT_OK(vol_->CreateDir("/d" + std::to_string(i)));
+  MetadataLogTotals t = vol_->metadata_log_totals();
+  EXPECT_EQ(t.records - start.records, 5u);
+  EXPECT_EQ(t.bytes - start.bytes, 5 * block) << "a small record takes a whole block";
+  EXPECT_EQ(t.flushes - start.flushes, 5u);
+  // A hint is logged without a flush (SetHint).
+  ASSERT_OK(WriteFile(*vol_, "/f", Pattern(1, 100)));
+  const MetadataLogTotals before_hint = vol_->metadata_log_totals();
+  ASSERT_OK(vol_->SetHint("/f", {.kind = FileKind::kSst, .level = 2}));
+  t = vol_->metadata_log_totals();
+  EXPECT_EQ(t.records - before_hint.records, 1u);
+  EXPECT_EQ(t.flushes, before_hint.flushes);
+  EXPECT_EQ(t.rolls, start.rolls);
+  for (int i = 0; i < 300; ++i) ASSERT_OK(vol_->CreateDir("/e" + std::to_string(i)));
+  t = vol_->metadata_log_totals();
+  EXPECT_GE(t.rolls, start.rolls + 1);
+  EXPECT_GT(t.snapshot_bytes, start.snapshot_bytes);
+  // Each roll also writes its zone's header block.
+  EXPECT_GE(t.bytes - start.bytes, (t.records - start.records) * block + (t.rolls - start.rolls) * block);
+}
+
 TEST_F(MetadataTest, FullMetadataFailsOpsWithoutLosingAcknowledgedOnes) {
   // 269 KB metadata zones and file records of over 1 KB: the snapshot
   // grows until a record no longer fits beside it. Ops then fail with

@@ -200,6 +200,18 @@ nlohmann::json GcState(const zs::zfs::Volume* volume) {
           {"seconds", static_cast<double>(g.busy_ns) / 1e9}};
 }
 
+// What zfs's metadata log wrote since mount: the per-file cost beside the
+// data (on a disk, each durable record is a trip of the head to its zone).
+nlohmann::json MetadataLogState(const zs::zfs::Volume* volume) {
+  if (!volume) return nullptr;
+  const zs::zfs::MetadataLogTotals t = volume->metadata_log_totals();
+  return {{"records", t.records},
+          {"bytes", t.bytes},
+          {"flushes", t.flushes},
+          {"rolls", t.rolls},
+          {"snapshot_bytes", t.snapshot_bytes}};
+}
+
 nlohmann::json SchemeState(const rocksdb::DB& db) {
   auto parts = zs::rocks::PartsOf(db);
   if (!parts || !parts->scheme) return nullptr;
@@ -375,6 +387,7 @@ absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::strin
       if (!posix) settled.scheme = SchemeState(*db);
       settled.cell_migration = CellMigrationState(vol.get());
       settled.gc = GcState(vol.get());
+      settled.metadata_log = MetadataLogState(vol.get());
       result.phases.push_back(std::move(settled));
       continue;
     }
@@ -384,6 +397,7 @@ absl::StatusOr<SchemeResult> RunScheme(const std::string& name, const std::strin
     if (!posix) r->scheme = SchemeState(*db);
     r->cell_migration = CellMigrationState(vol.get());
     r->gc = GcState(vol.get());
+    r->metadata_log = MetadataLogState(vol.get());
     result.phases.push_back(std::move(*r));
   }
   db.reset();

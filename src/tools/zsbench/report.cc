@@ -155,6 +155,7 @@ nlohmann::json PhaseJson(const PhaseResult& p) {
   j["scheme"] = p.scheme;
   if (!p.cell_migration.is_null()) j["cell_migration"] = p.cell_migration;
   if (!p.gc.is_null()) j["gc"] = p.gc;
+  if (!p.metadata_log.is_null()) j["metadata_log"] = p.metadata_log;
   j["checkpoints"] = nlohmann::json::array();
   for (const Checkpoint& c : p.checkpoints) j["checkpoints"].push_back(CheckpointJson(c));
   if (p.has_compaction_log) j["compactions"] = CompactionsJson(p.compactions);

@@ -94,6 +94,9 @@ struct PhaseResult {
   nlohmann::json cell_migration;
   // The volume's GC runs since mount (zfs's GcTotals); null for posix.
   nlohmann::json gc;
+  // What zfs's metadata log wrote since mount (MetadataLogTotals); null
+  // for posix.
+  nlohmann::json metadata_log;
   // Those reached of spec.checkpoints, in order (a phase cut short by its
   // time limit reaches fewer).
   std::vector<Checkpoint> checkpoints;
