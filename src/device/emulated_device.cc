@@ -102,8 +102,9 @@ absl::StatusOr<std::unique_ptr<EmulatedDevice>> EmulatedDevice::Create(
   if (auto s = ValidateHostAware(options); !s.ok()) return s;
   if (!options.timing) options.timing = std::make_unique<NoTiming>();
   if (options.reserve_memory && options.backing) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "device ", options.info.name, ": reserve_memory is for the memory backing, not beside a backing"));
+    return absl::InvalidArgumentError(absl::StrCat("device ", options.info.name,
+                                                   ": reserve_memory is for the memory backing, "
+                                                   "not beside a backing"));
   }
   if (options.reserve_memory) {
     auto reserved = NewReservedMemoryBacking(options.info);
