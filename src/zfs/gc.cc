@@ -27,7 +27,8 @@ bool VolumeImpl::BelowGcThreshold(uint32_t device) const {
   return options_.gc_free_zone_threshold >= 0 && m.data_zones > 0 && usable <= options_.gc_free_zone_threshold * m.data_zones;
 }
 
-std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device, bool force) const {
+std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device, GcTrigger trigger) const {
+  const bool force = trigger != GcTrigger::kThreshold;
   const Member& m = members_[device];
   struct Scored {
     uint32_t zone;
@@ -48,7 +49,7 @@ std::vector<uint32_t> VolumeImpl::GcVictims(uint32_t device, bool force) const {
     if (z.split() && !force) continue;
     const double u = static_cast<double>(z.valid) / static_cast<double>(z.capacity);
     double score = 1.0 - u;  // greedy: the least valid data to move
-    if (options_.gc_cost_benefit) {
+    if (options_.gc_cost_benefit && trigger != GcTrigger::kWriterOutOfRoom) {
       // Rosenblum and Ousterhout: benefit (1-u) * age over cost (1+u).
       const double age = std::max(1.0, now - static_cast<double>(z.last_write_us));
       score = (1.0 - u) * age / (1.0 + u);
@@ -72,12 +73,13 @@ bool VolumeImpl::NeedsGc() const {
   return false;
 }
 
-void VolumeImpl::CollectDevice(uint32_t d, bool force, GcStats* stats) {
+void VolumeImpl::CollectDevice(uint32_t d, GcTrigger trigger, GcStats* stats) {
+  const bool force = trigger != GcTrigger::kThreshold;
   std::vector<uint32_t> victims;
   {
     absl::MutexLock lock(&mu_);
     if (!force && !BelowGcThreshold(d)) return;
-    victims = GcVictims(d, force);
+    victims = GcVictims(d, trigger);
   }
   for (uint32_t zone : victims) {
     std::vector<std::shared_ptr<FileMeta>> owners;
@@ -115,7 +117,12 @@ void VolumeImpl::CollectDevice(uint32_t d, bool force, GcStats* stats) {
           f, [&](const Extent& x) { return x.device == d && x.offset / zone_size == zone; }, d,
           {.purpose = Purpose::kGc, .io_class = IoClass::kGc}, &moved);
       stats->bytes_relocated += moved;
-      if (!s.ok() && s.code() != absl::StatusCode::kAborted) return;  // out of room to move into
+      if (!s.ok() && s.code() != absl::StatusCode::kAborted) {  // out of room to move into
+        stats->stopped = absl::Status(
+            s.code(), absl::StrCat("moving live data out of zone ", zone, " of ",
+                                   members_[d].info.name, ": ", s.message()));
+        return;
+      }
     }
     std::move(not_collecting).Invoke();
     absl::MutexLock lock(&mu_);

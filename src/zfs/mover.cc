@@ -41,7 +41,7 @@ void Mover::Stop() {
   if (gc_thread_.joinable()) gc_thread_.join();
 }
 
-absl::StatusOr<GcStats> Mover::CollectGarbage(bool force) {
+absl::StatusOr<GcStats> Mover::CollectGarbage(GcTrigger trigger) {
   if (auto s = vol_.CheckWritable(); !s.ok()) return s;
   if (!vol_.placement().allows_gc()) {
     return absl::FailedPreconditionError(
@@ -50,7 +50,7 @@ absl::StatusOr<GcStats> Mover::CollectGarbage(bool force) {
   absl::MutexLock gc(&gc_mu_);
   const uint64_t start = vol_.clock().NowNs();
   GcStats stats;
-  for (uint32_t d = 0; d < vol_.members().size(); ++d) vol_.CollectDevice(d, force, &stats);
+  for (uint32_t d = 0; d < vol_.members().size(); ++d) vol_.CollectDevice(d, trigger, &stats);
   ++gc_runs_;
   gc_zones_ += stats.zones_reclaimed;
   gc_bytes_ += stats.bytes_relocated;
@@ -151,7 +151,7 @@ void Mover::GcLoop() {
     }
     // Failures of a background run are not lost: a GC that cannot move a
     // zone's data leaves the zone as it was, and the next run tries again.
-    if (vol_.NeedsGc()) (void)CollectGarbage(/*force=*/false);
+    if (vol_.NeedsGc()) (void)CollectGarbage(GcTrigger::kThreshold);
     vol_.HandleFailedZones(/*report_zones=*/tick % kFailedZoneReportTicks == 0);
   }
 }

@@ -24,6 +24,18 @@
 
 namespace zonestack::zfs {
 
+// What started a GC run. A writer that found no room needs zones back as
+// fast as possible, so its run takes the victims with the least live data
+// first whatever the volume's victim policy (as F2FS's foreground GC is
+// greedy beside its cost-benefit background GC): cost-benefit would move
+// an old, mostly live zone first, which frees a fraction of a zone for a
+// zone's worth of copying while the writer waits.
+enum class GcTrigger {
+  kThreshold,        // the GC thread: devices below their free-zone threshold
+  kForced,           // on demand (Volume::CollectGarbage(true)): every device
+  kWriterOutOfRoom,  // a writer found no zone: every device, greedy victims
+};
+
 class VolumeImpl;
 
 class Mover {
@@ -41,9 +53,9 @@ class Mover {
   void Stop();
 
   // One GC run over every device below its free-zone threshold (every
-  // device when `force`); runs are serialized.
+  // device unless `trigger` is kThreshold); runs are serialized.
   // FailedPrecondition, running nothing, when the policy allows no GC.
-  absl::StatusOr<GcStats> CollectGarbage(bool force);
+  absl::StatusOr<GcStats> CollectGarbage(GcTrigger trigger);
   GcTotals gc_totals() const;
   // Moves `path`'s data to `device` at most `bytes_per_sec` (0 = no
   // limit), counted in stats(); moves are serialized, GC runs beside them.

@@ -678,7 +678,7 @@ absl::Status Volume::Relocate(const std::string& path, uint32_t device) {
   return impl_->mover().Migrate(path, device, /*bytes_per_sec=*/0);
 }
 absl::StatusOr<GcStats> Volume::CollectGarbage(bool force) {
-  return impl_->mover().CollectGarbage(force);
+  return impl_->mover().CollectGarbage(force ? GcTrigger::kForced : GcTrigger::kThreshold);
 }
 absl::Status Volume::Migrate(const std::string& path, uint32_t device, double bytes_per_sec) {
   return impl_->mover().Migrate(path, device, bytes_per_sec);

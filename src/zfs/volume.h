@@ -163,6 +163,9 @@ struct CellMigrationStats {
 struct GcStats {
   uint64_t zones_reclaimed = 0;
   uint64_t bytes_relocated = 0;
+  // Why the run stopped before its last victim (no room to move a
+  // victim's data into, say); OK when it did not.
+  absl::Status stopped;
 };
 
 // Every GC run since mount, background and on demand (Mover counts them).

@@ -333,9 +333,11 @@ class VolumeImpl {
   // --- for the mover: GC (gc.cc), relocation and migration (relocation.cc)
   // Whether any device is below its GC threshold.
   bool NeedsGc() const ABSL_LOCKS_EXCLUDED(mu_);
-  // One GC pass over `device` (below its threshold, or any with `force`).
+  // One GC pass over `device` (below its threshold, or any unless
+  // `trigger` is kThreshold); `stats->stopped` says why it ended early.
   // REQUIRES: the caller serializes GC runs (Mover::CollectGarbage).
-  void CollectDevice(uint32_t device, bool force, GcStats* stats) ABSL_LOCKS_EXCLUDED(mu_);
+  void CollectDevice(uint32_t device, GcTrigger trigger, GcStats* stats)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Moves `path`'s data off other devices to `device` (MoveExtents);
   // `*moved` counts the bytes copied.
   absl::Status MoveFile(const std::string& path, uint32_t device, double bytes_per_sec,
@@ -595,9 +597,11 @@ class VolumeImpl {
   // it looks at the clock again (zero once it has). A simulated clock
   // moves only when something else moves it, so it is looked at often.
   absl::Duration TimeUntil(uint64_t deadline_ns) const;
-  // Zones of `device` worth collecting, best first; split zones only when
-  // `force` (a write found no room).
-  std::vector<uint32_t> GcVictims(uint32_t device, bool force) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Zones of `device` worth collecting, best first (least live data first
+  // for kWriterOutOfRoom, see GcTrigger); split zones only when not
+  // kThreshold.
+  std::vector<uint32_t> GcVictims(uint32_t device, GcTrigger trigger) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool BelowGcThreshold(uint32_t device) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   // Zone retirement internals (zone_retire.cc).

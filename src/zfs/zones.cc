@@ -437,7 +437,11 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
                                               std::optional<uint32_t> only_device,
                                               Purpose purpose, device::CellMode mode) {
   if (auto s = CheckWritable(); !s.ok()) return s;
-  bool tried_gc = false;
+  // While GC keeps emptying zones the writer asks it again (other writers
+  // may take what one run frees); once a run empties none, the writer
+  // stops asking and the error it returns says why.
+  bool gc_exhausted = false;
+  std::string gc_outcome;
   bool reclaim_tried = false;
   bool waited = false;
   const uint64_t deadline = clock_->NowNs() + kZoneWaitNs;
@@ -479,12 +483,25 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
       continue;
     }
     if (purpose != Purpose::kWrite || !absl::IsResourceExhausted(status)) return status;
-    if (!tried_gc && options_.placement->allows_gc()) {
-      // Full: reclaim dead space synchronously once, then try again.
-      tried_gc = true;
-      auto gc = mover_.CollectGarbage(/*force=*/true);
+    if (!gc_exhausted && options_.placement->allows_gc()) {
+      // Full: reclaim dead space synchronously, then try again.
+      auto gc = mover_.CollectGarbage(GcTrigger::kWriterOutOfRoom);
       if (gc.ok() && gc->zones_reclaimed > 0) continue;
+      gc_exhausted = true;
+      if (!gc.ok()) {
+        gc_outcome = absl::StrCat("GC failed: ", gc.status().message());
+      } else if (!gc->stopped.ok()) {
+        gc_outcome = absl::StrCat("GC emptied no zone: ", gc->stopped.message());
+      } else if (gc->bytes_relocated > 0) {
+        gc_outcome = "GC emptied no zone (those it moved data out of still hold live data)";
+      } else {
+        gc_outcome = "GC found no full zone with dead data it could collect";
+      }
     }
+    const auto full = [&](const absl::Status& s) {
+      if (gc_outcome.empty()) return s;
+      return absl::Status(s.code(), absl::StrCat(s.message(), "; ", gc_outcome));
+    };
     // Still full. Space that files about to die hold comes back without
     // GC: RocksDB deletes a compaction's inputs once its outputs are
     // written, so with many compactions at once the volume is fullest just
@@ -497,13 +514,13 @@ absl::StatusOr<Lease> VolumeImpl::AcquireZone(FileMeta& file,
     // since, is full: the next writers fail at once.
     absl::MutexLock lock(&mu_);
     if (!real_clock_ || full_at_emptied_ == zones_emptied_ || !OtherWriterLeases(file)) {
-      return status;
+      return full(status);
     }
     const uint64_t now = clock_->NowNs();
     if (space_deadline == 0) space_deadline = now + kSpaceWaitNs;
     if (now >= space_deadline) {
       full_at_emptied_ = zones_emptied_;
-      return status;
+      return full(status);
     }
     zone_released_.WaitWithTimeout(&mu_, TimeUntil(std::min(space_deadline, now + kReleaseWaitNs)));
     waited = true;

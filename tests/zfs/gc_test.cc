@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "test_clock.h"
 #include "ssd_first_placement.h"
@@ -120,6 +121,61 @@ TEST_F(GcTest, CostBenefitWeighsZoneAgesOnTheVolumesClock) {
   ExpectConsistent(*vol_);
 }
 
+TEST_F(GcTest, AWriterOutOfRoomCollectsTheLeastLiveZonesFirstUnderCostBenefit) {
+  // The writer waits on this run, so it takes the zones that give room
+  // back for the least copying, however old the others are (GcTrigger).
+  auto clock = std::make_shared<TestClock>();
+  FormatAndMount({OpenDev(ZnsUri(16))},
+                 {.gc_free_zone_threshold = 0, .gc_cost_benefit = true, .clock = clock});
+  const device::DeviceInfo& info = vol_->devices()[0]->info();
+  const uint64_t blocks = info.zone_capacity / info.block_size;
+  auto write = [&](const std::string& path, uint64_t size) {
+    return WriteFile(*vol_, path, Pattern(std::hash<std::string>()(path), size));
+  };
+  // As in CostBenefitWeighsZoneAgesOnTheVolumesClock: cost-benefit would
+  // move the old zone (60% live) first, greedy the young one (50%).
+  const uint64_t old_live = blocks * 6 / 10 * info.block_size;
+  const uint64_t young_live = blocks / 2 * info.block_size;
+  ASSERT_OK(write("/old", old_live));
+  ASSERT_OK(write("/old_dead", info.zone_capacity - old_live));
+  clock->Advance(3600'000'000'000);
+  ASSERT_OK(write("/young", young_live));
+  ASSERT_OK(write("/young_dead", info.zone_capacity - young_live));
+  // The rest of the volume full of live data, one zone per file.
+  int fills = 0;
+  for (;; ++fills) {
+    const std::string path = "/fill" + std::to_string(fills);
+    absl::Status s = write(path, info.zone_capacity);
+    if (!s.ok()) {
+      ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+      ASSERT_OK(vol_->Delete(path));
+      break;
+    }
+  }
+  ASSERT_GT(fills, 0);
+  clock->Advance(1'000'000'000);
+  ASSERT_OK(vol_->Delete("/old_dead"));
+  ASSERT_OK(vol_->Delete("/young_dead"));
+  // New data only GC makes room for (GC's reserve zone stays out of
+  // writers' reach, so what comes back is less than the two zones' dead
+  // data).
+  const uint64_t new_size = blocks / 4 * info.block_size;
+  ASSERT_OK(write("/new", new_size));
+  auto start = [&](const std::string& path) {
+    for (const FileInfo& f : vol_->Files()) {
+      if (f.names[0] == path && !f.extents.empty()) return f.extents[0].offset;
+    }
+    ADD_FAILURE() << "no " << path;
+    return uint64_t{0};
+  };
+  EXPECT_LT(start("/young"), start("/old"));
+  std::map<std::string, uint64_t> live{
+      {"/old", old_live}, {"/young", young_live}, {"/new", new_size}};
+  for (int i = 0; i < fills; ++i) live["/fill" + std::to_string(i)] = info.zone_capacity;
+  ExpectFilesIntact(*vol_, live);
+  ExpectConsistent(*vol_);
+}
+
 TEST_F(GcTest, BackgroundGcFreesZonesBelowTheThreshold) {
   auto clock = std::make_shared<TestClock>();
   FormatAndMount({OpenDev(ZnsUri(16))}, {.gc_free_zone_threshold = 0.4, .clock = clock});
@@ -143,6 +199,8 @@ TEST_F(GcTest, WriterOnAFullVolumeGetsRoomFromGc) {
     absl::Status s = WriteFile(*vol_, Name(files), Pattern(files, 300000));
     if (!s.ok()) {
       ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+      // Every zone live: the error says GC had nothing to collect.
+      EXPECT_TRUE(absl::StrContains(s.message(), "GC found no full zone with dead data")) << s;
       ASSERT_OK(vol_->Delete(Name(files)));  // the one that did not fit
       break;
     }
