@@ -60,7 +60,8 @@ def compactions_compact(p):
 def phase_compact(p, params=None):
     """ops_s, ops, s: throughput, operations, seconds. wa: device bytes
     written over user bytes. gc: [runs, zones reclaimed, bytes relocated,
-    seconds] since mount. busy: the head's busy seconds per I/O class.
+    seconds, runs a writer out of room started] since mount (the last
+    absent in results from before zsbench reported it). busy: the head's busy seconds per I/O class.
     wb: device bytes written per class. comp: compactions_compact(). tl,
     zones: checkpoints_compact() (tl only if params["timeline"]). steps: geardb's steps by kind and its
     cascaded and out-of-window bytes. ml: zfs's metadata log since mount, [records, bytes, flushes,
@@ -70,7 +71,7 @@ def phase_compact(p, params=None):
     c = {"ops_s": _r(p.get("ops_per_second", 0.0)), "ops": p.get("ops", 0), "s": _r(p["seconds"]),
          "wa": _r(p.get("write_amplification") or 0.0),
          "gc": [gc.get("runs", 0), gc.get("zones_reclaimed", 0), gc.get("bytes_relocated", 0),
-                _r(gc.get("seconds", 0.0))],
+                _r(gc.get("seconds", 0.0))] + ([gc["writer_runs"]] if "writer_runs" in gc else []),
          "busy": {k: _r(v * p["seconds"]) for k, v in d.get("busy_by_class", {}).items() if k in CLASSES},
          "wb": {k: v["write_bytes"] for k, v in d.get("by_class", {}).items() if v.get("write_bytes")},
          "busy_all": _r(d.get("busy_fraction", 0.0))}

@@ -205,6 +205,8 @@ def load_tables(sm):
            values_table(sm, "Load throughput, ops/s, and GC", "random", RANDOM, systems,
                         [("random load ops/s", throughput, 0),
                          ("GC runs", lambda p: p["gc"][0], 0),
+                         ("of them started by a writer out of room",
+                          lambda p: p["gc"][4] if len(p["gc"]) > 4 else None, 0),
                          ("GC bytes relocated, GiB", lambda p: p["gc"][2] / GiB, 3),
                          ("write amplification", lambda p: p["wa"], 2)], plot=False),
            values_table(sm, "Sequential load ops/s, compactions and GC", "sequential", SEQUENTIAL, systems,

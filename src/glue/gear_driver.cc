@@ -259,8 +259,15 @@ void GearDriver::Start(rocksdb::DB* db) {
                                                : 25 * o.target_file_size_base};
   // The space hold's reserve: one step's bytes (its inputs with their
   // overlap stay within step_bytes, and its outputs are no larger) in
-  // the smallest zones of the volume, and one zone more for the partly
-  // written zone the output level's group may leave.
+  // the smallest zones of the volume, one zone more for the partly
+  // written zone the output level's group may leave, and one for each
+  // other group that may need a new zone while the writer is held or
+  // before the driver wakes: L0's (the flushes of MemTables sealed
+  // already), the WAL's and the MANIFEST's and info LOG's. zfs shares no
+  // zone across groups without GC, so a step that finds its level's zone
+  // full and none empty fails, and RocksDB's background error ends the
+  // load.
+  constexpr uint32_t kOtherGroupZones = 3;
   uint32_t reserve = 0;
   if (options_.space_hold) {
     uint64_t zone = 0;
@@ -268,7 +275,10 @@ void GearDriver::Start(rocksdb::DB* db) {
       const uint64_t cap = d->info().zone_capacity;
       zone = zone == 0 ? cap : std::min(zone, cap);
     }
-    if (zone > 0) reserve = static_cast<uint32_t>((limits_.step_bytes + zone - 1) / zone) + 1;
+    if (zone > 0) {
+      reserve = static_cast<uint32_t>((limits_.step_bytes + zone - 1) / zone) + 1 +
+                kOtherGroupZones;
+    }
   }
   {
     absl::MutexLock l(&signal_->mu);

@@ -55,11 +55,22 @@ absl::StatusOr<GcStats> Mover::CollectGarbage(GcTrigger trigger) {
   gc_zones_ += stats.zones_reclaimed;
   gc_bytes_ += stats.bytes_relocated;
   gc_busy_ns_ += vol_.clock().NowNs() - start;
+  if (trigger == GcTrigger::kWriterOutOfRoom) {
+    ++writer_gc_runs_;
+    writer_gc_zones_ += stats.zones_reclaimed;
+  }
   return stats;
 }
 
 GcTotals Mover::gc_totals() const {
-  return {gc_runs_.load(), gc_zones_.load(), gc_bytes_.load(), gc_busy_ns_.load()};
+  GcTotals t;
+  t.runs = gc_runs_.load();
+  t.zones_reclaimed = gc_zones_.load();
+  t.bytes_relocated = gc_bytes_.load();
+  t.busy_ns = gc_busy_ns_.load();
+  t.writer_runs = writer_gc_runs_.load();
+  t.writer_zones_reclaimed = writer_gc_zones_.load();
+  return t;
 }
 
 absl::Status Mover::Migrate(const std::string& path, uint32_t device, double bytes_per_sec) {

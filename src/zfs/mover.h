@@ -101,6 +101,7 @@ class Mover {
   std::atomic<uint64_t> migrated_files_{0}, migrated_bytes_{0}, migration_failures_{0};
   std::atomic<uint64_t> migrations_aborted_{0}, migrations_without_room_{0};
   std::atomic<uint64_t> gc_runs_{0}, gc_zones_{0}, gc_bytes_{0}, gc_busy_ns_{0};
+  std::atomic<uint64_t> writer_gc_runs_{0}, writer_gc_zones_{0};
 };
 
 }  // namespace zonestack::zfs

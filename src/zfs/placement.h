@@ -73,7 +73,9 @@ struct DeviceView {
 struct PlacementDecision {
   // Devices to try, best first; zfs takes the first with room.
   std::vector<uint32_t> devices;
-  // Files with the same group share zones; different groups never do.
+  // Files with the same group share zones; different groups do only when
+  // the volume has no empty zone and the group's zones are full, and only
+  // if the policy allows GC (which can sort the lifetimes out later).
   // Groups are how a policy separates lifetimes (and WAL from SSTs).
   uint32_t group = 0;
   // Take zones from the device's WAL/cache pool (HHZS 3.2) rather than the

@@ -174,6 +174,10 @@ struct GcTotals {
   uint64_t zones_reclaimed = 0;
   uint64_t bytes_relocated = 0;
   uint64_t busy_ns = 0;          // time spent in runs, on the volume's clock
+  // Of those, the runs a writer that found no zone started itself, and
+  // the zones they reclaimed: how often GC's pace fell behind the writes.
+  uint64_t writer_runs = 0;
+  uint64_t writer_zones_reclaimed = 0;
 };
 
 // What Volume::Repair found wrong and what it did about it.

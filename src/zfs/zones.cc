@@ -394,8 +394,12 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
   }
   // No zone of its own group and no empty zone anywhere: rather than fail
   // with room left, share another group's partly written zone (lifetimes
-  // mix, which GC can sort out later).
+  // mix, which GC can sort out later). Not without GC: nothing would sort
+  // them out, and the shared zone lives as long as its longest-lived
+  // extent (GearDB's small files' or L0's zone pinned by L4 SSTs, which
+  // the layout then never frees whole): the write fails instead.
   for (uint32_t dev : d.devices) {
+    if (!options_.placement->allows_gc()) break;
     if (dev >= members_.size()) continue;
     Member& m = members_[dev];
     for (uint32_t zone : m.partial) {

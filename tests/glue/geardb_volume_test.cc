@@ -152,6 +152,26 @@ TEST_F(GearDbVolumeTest, AFullVolumeFailsTheWriteAndNeverCollectsGarbage) {
   zfs::testing_util::ExpectConsistent(*vol_);
 }
 
+// A level that fills the disk while another level's zone has room left:
+// its next write fails rather than go into that zone, which, shared with
+// data of another lifetime and never collected, would not die whole.
+TEST_F(GearDbVolumeTest, AFullVolumeNeverWritesIntoAnotherLevelsZone) {
+  Mount("geardb");
+  ASSERT_TRUE(Write(0, 3).ok());  // L3's zone: a third written
+  uint64_t n = 1;
+  absl::Status s;
+  for (; s.ok() && n < 1000; ++n) s = Write(n, 2);
+  ASSERT_TRUE(absl::IsResourceExhausted(s)) << s;
+  EXPECT_EQ(EmptyZones(), 0u);
+  for (const auto& [zone, in] : LevelsPerZone()) {
+    EXPECT_EQ(in.size(), 1u) << "zone " << zone << " holds SSTs of several levels";
+  }
+  // L3 still writes into its own zone's room.
+  EXPECT_TRUE(Write(5000, 3).ok());
+  EXPECT_EQ(vol_->gc_totals().runs, 0u);
+  zfs::testing_util::ExpectConsistent(*vol_);
+}
+
 TEST_F(GearDbVolumeTest, LifetimePlacementCollectsGarbageWhenFull) {
   Mount("lifetime");
   uint64_t n = 0;

