@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -449,7 +450,12 @@ absl::Status GearDriver::Run(const policy::GearStep& step, const Snapshot& snap,
                       std::chrono::steady_clock::now() - start)
                       .count();
   if (!s.ok()) {
+    // By the error's code too: a step retried at the next wake leaves no
+    // trace but these counts (last_error keeps only the last).
     counters_->Add("failed_steps", 1);
+    counters_->Add(absl::StrCat("failed_steps.", absl::AsciiStrToLower(absl::StatusCodeToString(
+                                                     ToAbslStatus(s).code()))),
+                   1);
     return absl::Status(ToAbslStatus(s).code(),
                         absl::StrCat("gear compaction (", policy::GearStepName(step.kind), " L",
                                      step.input_level, " -> L", step.output_level, "): ",
