@@ -452,11 +452,11 @@ absl::Status GearDriver::Run(const policy::GearStep& step, const Snapshot& snap,
   if (!s.ok()) {
     // By the error's code too: a step retried at the next wake leaves no
     // trace but these counts (last_error keeps only the last).
+    const absl::StatusCode code = ToAbslStatus(s).code();
     counters_->Add("failed_steps", 1);
-    counters_->Add(absl::StrCat("failed_steps.", absl::AsciiStrToLower(absl::StatusCodeToString(
-                                                     ToAbslStatus(s).code()))),
-                   1);
-    return absl::Status(ToAbslStatus(s).code(),
+    counters_->Add(
+        absl::StrCat("failed_steps.", absl::AsciiStrToLower(absl::StatusCodeToString(code))), 1);
+    return absl::Status(code,
                         absl::StrCat("gear compaction (", policy::GearStepName(step.kind), " L",
                                      step.input_level, " -> L", step.output_level, "): ",
                                      s.ToString()));

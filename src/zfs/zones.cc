@@ -398,14 +398,15 @@ absl::StatusOr<Lease> VolumeImpl::TryAcquire(FileMeta& file,
   // them out, and the shared zone lives as long as its longest-lived
   // extent (GearDB's small files' or L0's zone pinned by L4 SSTs, which
   // the layout then never frees whole): the write fails instead.
-  for (uint32_t dev : d.devices) {
-    if (!options_.placement->allows_gc()) break;
-    if (dev >= members_.size()) continue;
-    Member& m = members_[dev];
-    for (uint32_t zone : m.partial) {
-      const ZoneUse& z = m.zones[zone];
-      if (z.leased || z.group == kNoGroup || z.full() || !mode_fits(z)) continue;
-      return grant(dev, zone, z.written);
+  if (options_.placement->allows_gc()) {
+    for (uint32_t dev : d.devices) {
+      if (dev >= members_.size()) continue;
+      Member& m = members_[dev];
+      for (uint32_t zone : m.partial) {
+        const ZoneUse& z = m.zones[zone];
+        if (z.leased || z.group == kNoGroup || z.full() || !mode_fits(z)) continue;
+        return grant(dev, zone, z.written);
+      }
     }
   }
   std::string where, busy_where;
