@@ -16,6 +16,7 @@ instead, with their own summaries and report.
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -29,6 +30,9 @@ SUMMARY_FORMAT = "zonestack-experiment-summary"
 # Per-run stamp fields too large to repeat in the committed summary; the
 # raw stamps keep them.
 BULKY = {"command", "configs", "tools.zsctl_schemes", "git.diff_stat"}
+# A rejected run's stamp, kept beside the counted ones: `{key}-r{repeat}`
+# or `{key}-r{repeat}-{part}`, then `.rejected{n}.stamp.json`.
+REJECTED_STAMP = re.compile(r"^(?P<key>.+?)-r(?P<repeat>\d+)(?:-(?P<part>.+))?\.rejected\d+\.stamp\.json$")
 
 
 class SettingsMismatch(guard.Refused):
@@ -165,6 +169,7 @@ class Runner:
         self.run_settings = {k: v for k, v in settings.items() if k != "repeats"}
         self.static = None
         self.rejected = []
+        self.earlier_rejections = []  # the restored summary's
 
     def stem(self, key, r):
         return os.path.join(self.dir, f"{key}-r{r}")
@@ -211,6 +216,7 @@ class Runner:
         settings = {k: v for k, v in (sm.get("settings") or {}).items() if k != "repeats"}
         if sm.get("format") != SUMMARY_FORMAT or settings != self.run_settings:
             return
+        self.earlier_rejections = [e for e in sm.get("rejected", []) if e.get("end")]
         common = sm.get("stamps", {}).get("common", {})
         per_run = {(r.get("comparison"), r.get("repeat")): r
                    for r in sm.get("stamps", {}).get("runs", [])}
@@ -407,6 +413,33 @@ class Runner:
                                           if k not in ("settings", "spec", "tools.zsctl_schemes")}})
         return out
 
+    def rejections(self):
+        """Every run of this experiment that did not count, whichever
+        invocation made it: those whose stamps the run folder keeps, those
+        an earlier summary listed (a fresh machine has only the summary),
+        and this invocation's comparisons not run for want of a base."""
+        out, seen = [], set()
+
+        def add(entry):
+            ident = (entry["comparison"], entry["repeat"], entry.get("part"), entry.get("end"))
+            if ident not in seen:
+                seen.add(ident)
+                out.append(entry)
+
+        for entry in self.earlier_rejections:
+            add(entry)
+        for name in sorted(os.listdir(self.dir)) if os.path.isdir(self.dir) else []:
+            m = REJECTED_STAMP.match(name)
+            if m:
+                st = read_json(os.path.join(self.dir, name))
+                add({"comparison": m["key"], "repeat": st.get("repeat", int(m["repeat"])),
+                     "part": m["part"], "commit": (st.get("git") or {}).get("commit"),
+                     "end": st.get("end"), "why": st.get("rejected", [])})
+        for key, r, why in self.rejected:
+            if r == 0:
+                add({"comparison": key, "repeat": r, "why": why})
+        return sorted(out, key=lambda e: (e["comparison"], e["repeat"], e.get("end") or ""))
+
     def summary(self, done):
         """What the committed summary holds: settings, per comparison its
         spec, command and configs once and each counted repeat's compact
@@ -438,5 +471,5 @@ class Runner:
         return {"format": SUMMARY_FORMAT, "version": 1, "paper": self.paper.NAME,
                 "experiment": self.exp.name, "settings": self.settings,
                 "repeats": self.repeats, "comparisons": comps,
-                "rejected": [{"comparison": k, "repeat": r, "why": w} for k, r, w in self.rejected],
+                "rejected": self.rejections(),
                 "stamps": {"common": common, "runs": per_run}}

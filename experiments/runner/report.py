@@ -62,7 +62,10 @@ def stamp_lines(summary, tool="zsbench"):
            f"- processes seen beside it: {', '.join(busy) if busy else 'none'}"
            + (" (started with --ignore-busy)" if ignored else "")]
     for rej in summary.get("rejected", []):
-        out.append(f"- rejected: {rej['comparison']} repeat {rej['repeat']}: {'; '.join(rej['why'])}")
+        part = f" {rej['part']}" if rej.get("part") else ""
+        at = f" at {rej['commit'][:7]}" if rej.get("commit") else ""
+        out.append(f"- rejected: {rej['comparison']} repeat {rej['repeat']}{part}{at}: "
+                   f"{'; '.join(rej['why'])}")
     return "\n".join(out) + "\n"
 
 

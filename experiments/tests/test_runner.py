@@ -356,6 +356,28 @@ class RunnerTest(unittest.TestCase):
                 self.assertEqual(sm["rejected"][0]["repeat"], 2)
                 self.assertTrue(glob.glob(os.path.join(self.results, "hhzs", "noise", "a-r2.rejected1.stamp.json")))
 
+    def test_rejections_outlive_the_invocation_and_the_machine(self):
+        os.environ["FAKE_ZSBENCH"] = json.dumps({"fail": {"2": "exit1"}})
+        self.assertEqual(self.main(*self.argv("noise"))[0], 1)
+        # Resumed without failures: repeat 2 counts, its earlier rejection
+        # stays listed, once.
+        os.environ["FAKE_ZSBENCH"] = json.dumps({})
+        code, err = self.main(*self.argv("noise"))
+        self.assertEqual(code, 0, err)
+        sm = self.summary()
+        self.assertEqual([r["repeat"] for r in sm["comparisons"]["a"]["runs"]], [1, 2, 3])
+        self.assertEqual([(r["comparison"], r["repeat"]) for r in sm["rejected"]], [("a", 2)])
+        self.assertIn("zsbench exited 1", "; ".join(sm["rejected"][0]["why"]))
+        self.assertTrue(sm["rejected"][0]["end"])
+        # A fresh machine has only the summary: the rejection survives a
+        # resume there too, and the report shows it.
+        shutil.rmtree(self.results)
+        code, err = self.main(*self.argv("noise"))
+        self.assertEqual(code, 0, err)
+        self.assertEqual([(r["comparison"], r["repeat"]) for r in self.summary()["rejected"]],
+                         [("a", 2)])
+        self.assertIn("- rejected: a repeat 2", report.stamp_lines(self.summary()))
+
     def test_dependent_comparison_skipped_when_its_base_failed(self):
         os.environ["FAKE_ZSBENCH"] = json.dumps({"fail": {"1": "exit1"}})
         code, err = self.main(*self.argv("o3", "--repeats", "1"))
